@@ -1,0 +1,1 @@
+//! Tables read together: `Group`, its claims, `Group::apply` and `plan_together` (GROUP).

@@ -1,0 +1,938 @@
+//! The ledger: a table's regions with their two dates, its held position and publication chain.
+
+use std::fmt;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use imbl::OrdMap;
+use sha2::{Digest, Sha256};
+
+use crate::contract::Contract;
+use crate::error::{invalid, InvalidContract, Problem, RejectedDelivery};
+use crate::manifest::{Manifest, Position, Since};
+use crate::plan::{Action, ActionKind, ApplyPlan, Transition};
+use crate::shape::{Checkpoint, Shape};
+use crate::time::Timestamp;
+use crate::value::{LogicalType, Value, Window};
+use crate::wire::Wire;
+
+/// A known region's two dates: complete as of `c`, deletions as of `d`, with `d <= c`
+/// (LEDGER-05). A `Dates` value with `d > c` cannot be built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Dates {
+    complete_as_of: Timestamp,
+    deletions_as_of: Timestamp,
+}
+
+impl Dates {
+    /// The dates `(c, d)`; refused when `d > c`.
+    pub fn new(
+        complete_as_of: Timestamp,
+        deletions_as_of: Timestamp,
+    ) -> Result<Dates, InvalidContract> {
+        if deletions_as_of > complete_as_of {
+            return Err(invalid(
+                "deletions_as_of",
+                deletions_as_of,
+                "LEDGER-05",
+                format!("deletions_as_of is never later than complete_as_of ({complete_as_of})"),
+            ));
+        }
+        Ok(Dates {
+            complete_as_of,
+            deletions_as_of,
+        })
+    }
+
+    /// `(p, p)`: the region is the source at `p`.
+    pub fn exact(p: Timestamp) -> Dates {
+        Dates {
+            complete_as_of: p,
+            deletions_as_of: p,
+        }
+    }
+
+    /// c: every row the source held then is present.
+    pub fn complete_as_of(self) -> Timestamp {
+        self.complete_as_of
+    }
+
+    /// d: no row the source deleted before then is still present.
+    pub fn deletions_as_of(self) -> Timestamp {
+        self.deletions_as_of
+    }
+}
+
+/// Where a region starts: at the least value of the domain, or at a value.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Start {
+    Min,
+    At(Value),
+}
+
+impl Start {
+    fn of(v: &Value) -> Start {
+        if v.is_min() {
+            Start::Min
+        } else {
+            Start::At(v.clone())
+        }
+    }
+}
+
+/// One region of a ledger: an interval of the window column's values and its dates.
+///
+/// Bounds are stored closed wherever a closed spelling exists (DOMAIN-15): integers, dates and
+/// datetimes always; a string high end only when the next region starts at `s + "\0"`, and
+/// open otherwise. An unbounded end is `None` with its open flag `true` (DOMAIN-16).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    low: Option<Value>,
+    high: Option<Value>,
+    low_open: bool,
+    high_open: bool,
+    dates: Option<Dates>,
+}
+
+impl Region {
+    /// A region from its wire fields; refuses one date without the other, `d > c`, and an
+    /// unbounded end whose open flag is false.
+    pub fn new(
+        low: Option<Value>,
+        high: Option<Value>,
+        low_open: bool,
+        high_open: bool,
+        complete_as_of: Option<Timestamp>,
+        deletions_as_of: Option<Timestamp>,
+    ) -> Result<Region, InvalidContract> {
+        let dates = match (complete_as_of, deletions_as_of) {
+            (None, None) => None,
+            (Some(c), Some(d)) => Some(Dates::new(c, d)?),
+            (c, _) => {
+                return Err(invalid(
+                    if c.is_none() {
+                        "complete_as_of"
+                    } else {
+                        "deletions_as_of"
+                    },
+                    "None",
+                    "LEDGER-05",
+                    "a region has both dates or neither",
+                ))
+            }
+        };
+        for (field, bound, open) in [
+            ("low_open", &low, low_open),
+            ("high_open", &high, high_open),
+        ] {
+            if bound.is_none() && !open {
+                return Err(invalid(
+                    field,
+                    "false",
+                    "DOMAIN-16",
+                    "an unbounded end is open",
+                ));
+            }
+        }
+        Ok(Region {
+            low,
+            high,
+            low_open,
+            high_open,
+            dates,
+        })
+    }
+
+    /// The low end, `None` when unbounded.
+    pub fn low(&self) -> Option<&Value> {
+        self.low.as_ref()
+    }
+
+    /// The high end, `None` when unbounded.
+    pub fn high(&self) -> Option<&Value> {
+        self.high.as_ref()
+    }
+
+    /// Whether the low end is excluded.
+    pub fn low_open(&self) -> bool {
+        self.low_open
+    }
+
+    /// Whether the high end is excluded.
+    pub fn high_open(&self) -> bool {
+        self.high_open
+    }
+
+    /// The dates, or `None` when unknown.
+    pub fn dates(&self) -> Option<Dates> {
+        self.dates
+    }
+
+    /// c, or `None` when unknown.
+    pub fn complete_as_of(&self) -> Option<Timestamp> {
+        self.dates.map(Dates::complete_as_of)
+    }
+
+    /// d, or `None` when unknown.
+    pub fn deletions_as_of(&self) -> Option<Timestamp> {
+        self.dates.map(Dates::deletions_as_of)
+    }
+
+    /// Whether nothing is proven here (LEDGER-07).
+    pub fn is_unknown(&self) -> bool {
+        self.dates.is_none()
+    }
+
+    /// Whether `v` lies in the region.
+    pub fn contains(&self, v: &Value) -> bool {
+        let above = match &self.low {
+            None => true,
+            Some(l) if self.low_open => v > l,
+            Some(l) => v >= l,
+        };
+        let below = match &self.high {
+            None => true,
+            Some(h) if self.high_open => v < h,
+            Some(h) => v <= h,
+        };
+        above && below
+    }
+
+    /// The part of the region inside the closed window, if any (CLAIMS-03).
+    pub fn clip(&self, window: &Window) -> Option<Region> {
+        let (low, low_open) = match &self.low {
+            Some(l) if *l >= window.low => (l.clone(), self.low_open),
+            _ => (window.low.clone(), false),
+        };
+        let (high, high_open) = match &self.high {
+            Some(h) if *h <= window.high => (h.clone(), self.high_open),
+            _ => (window.high.clone(), false),
+        };
+        let empty = low > high || (low == high && (low_open || high_open));
+        (!empty).then_some(Region {
+            low: Some(low),
+            high: Some(high),
+            low_open,
+            high_open,
+            dates: self.dates,
+        })
+    }
+
+    /// The interval as the command line prints it (CLI-25): `[` or `(` by the open flags,
+    /// `-inf` and `+inf` for unbounded ends, integer and date bounds always closed.
+    pub fn interval(&self) -> String {
+        let shown = |v: &Value, open: bool, low: bool| -> (String, bool) {
+            match v {
+                Value::Int(_) | Value::Date(_) if open => {
+                    let n = if low { v.successor() } else { v.predecessor() };
+                    match n {
+                        Some(n) => (n.to_string(), false),
+                        None => (v.to_string(), true),
+                    }
+                }
+                _ => (v.to_string(), open),
+            }
+        };
+        let (l, lb) = match &self.low {
+            None => ("-inf".to_owned(), '('),
+            Some(v) => {
+                let (s, open) = shown(v, self.low_open, true);
+                (s, if open { '(' } else { '[' })
+            }
+        };
+        let (h, hb) = match &self.high {
+            None => ("+inf".to_owned(), ')'),
+            Some(v) => {
+                let (s, open) = shown(v, self.high_open, false);
+                (s, if open { ')' } else { ']' })
+            }
+        };
+        format!("{lb}{l}, {h}{hb}")
+    }
+}
+
+impl fmt::Display for Region {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let date = |t: Option<Timestamp>| t.map_or("unknown".to_owned(), |t| t.to_string());
+        write!(
+            f,
+            "{}: complete as of {}; deletions as of {}",
+            self.interval(),
+            date(self.complete_as_of()),
+            date(self.deletions_as_of())
+        )
+    }
+}
+
+/// The span of the window column a delivery covers.
+#[derive(Debug, Clone)]
+enum Span {
+    All,
+    /// From a start (inclusive) to the start of what follows (exclusive), if anything does.
+    Part(Start, Option<Start>),
+}
+
+/// A table's ledger: its contract, the regions that partition the window column's domain with
+/// their dates, the held position and the head of the publication chain (LEDGER-01).
+///
+/// A ledger stores only the points where evidence changes, in a persistent ordered map, so
+/// [`Ledger::apply`] returns a new ledger in O(log n + k) for n points and k regions touched,
+/// sharing the rest with the old one.
+///
+/// ```
+/// use dogana::{Contract, Ledger, Shape};
+/// let c = Contract::builder("orders", ["id"])
+///     .shape("full", Shape::full())
+///     .column("id", dogana::LogicalType::Int)
+///     .build()
+///     .unwrap();
+/// let ledger = Ledger::new(c.clone());
+/// assert!(ledger.regions()[0].is_unknown());
+/// let m = c.manifest("full", "2026-10-25T00:00:00Z".parse().unwrap()).rows(10).build().unwrap();
+/// let after = ledger.apply(&m).unwrap();
+/// assert_eq!(after.regions()[0].complete_as_of(), Some(m.produced_at()));
+/// assert!(after.apply(&m).is_err()); // not idempotent: t must be later than c
+/// ```
+#[derive(Clone)]
+pub struct Ledger {
+    contract: Arc<Contract>,
+    contract_identity: Arc<str>,
+    points: OrdMap<Start, Option<Dates>>,
+    generation: Option<Position>,
+    publication_id: Option<String>,
+}
+
+impl PartialEq for Ledger {
+    fn eq(&self, other: &Ledger) -> bool {
+        self.contract == other.contract
+            && self.points == other.points
+            && self.generation == other.generation
+            && self.publication_id == other.publication_id
+    }
+}
+
+impl fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ledger")
+            .field("table", &self.contract.table)
+            .field("regions", &self.regions())
+            .field("generation", &self.generation)
+            .field("publication_id", &self.publication_id)
+            .finish()
+    }
+}
+
+/// The head that follows `previous` when `contract` accepts `manifest` (RECV-14): SHA-256 of
+/// the UTF-8 text `previous:contract_identity:manifest_identity`, `None` for the first link.
+pub fn chain(previous: Option<&str>, contract_identity: &str, manifest_identity: &str) -> String {
+    let text = format!(
+        "{}:{contract_identity}:{manifest_identity}",
+        previous.unwrap_or("None")
+    );
+    hex(&Sha256::digest(text.as_bytes()))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
+}
+
+fn refuse(
+    rule: &'static str,
+    field: &str,
+    value: impl fmt::Display,
+    reason: String,
+) -> RejectedDelivery {
+    RejectedDelivery {
+        check: "transition",
+        problem: Problem::new(field, value, rule, reason),
+    }
+}
+
+impl Ledger {
+    /// A new ledger: one unbounded unknown region, no position, no publication (LEDGER-02).
+    pub fn new(contract: Contract) -> Ledger {
+        let contract_identity: Arc<str> = contract.identity().into();
+        Ledger {
+            contract: Arc::new(contract),
+            contract_identity,
+            points: OrdMap::unit(Start::Min, None),
+            generation: None,
+            publication_id: None,
+        }
+    }
+
+    /// The contract in force.
+    pub fn contract(&self) -> &Contract {
+        &self.contract
+    }
+
+    /// The identity of the contract in force.
+    pub fn contract_identity(&self) -> &str {
+        &self.contract_identity
+    }
+
+    /// The held position, if any.
+    pub fn generation(&self) -> Option<&Position> {
+        self.generation.as_ref()
+    }
+
+    /// The head of the publication chain, `None` before the first acceptance.
+    pub fn publication_id(&self) -> Option<&str> {
+        self.publication_id.as_deref()
+    }
+
+    /// How many regions the ledger has.
+    pub fn region_count(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Whether nothing was ever accepted: one unknown region and no publication.
+    pub fn is_untouched(&self) -> bool {
+        self.publication_id.is_none() && self.points.len() == 1 && self.first_dates().is_none()
+    }
+
+    fn first_dates(&self) -> Option<Dates> {
+        self.points.get_min().and_then(|(_, d)| *d)
+    }
+
+    /// The regions, in order, as a view of the points.
+    pub fn regions(&self) -> Vec<Region> {
+        self.regions_between(&Span::All)
+    }
+
+    /// The regions overlapping the closed window, cut to it (CLAIMS-03).
+    pub fn regions_in(&self, window: &Window) -> Vec<Region> {
+        self.regions_between(&self.span_of(window))
+            .into_iter()
+            .filter_map(|r| r.clip(window))
+            .collect()
+    }
+
+    fn region_at(&self, start: &Start, dates: Option<Dates>, next: Option<&Start>) -> Region {
+        let low = match start {
+            Start::Min => None,
+            Start::At(v) => Some(v.clone()),
+        };
+        let (high, high_open) = match next {
+            None | Some(Start::Min) => (None, true),
+            Some(Start::At(n)) => match n.predecessor() {
+                Some(p) => (Some(p), false),
+                None => (Some(n.clone()), true),
+            },
+        };
+        Region {
+            low_open: low.is_none(),
+            low,
+            high,
+            high_open,
+            dates,
+        }
+    }
+
+    fn regions_between(&self, span: &Span) -> Vec<Region> {
+        let (first, end) = match span {
+            Span::All => (Start::Min, None),
+            Span::Part(lo, end) => (
+                self.points
+                    .get_prev(lo)
+                    .map_or(Start::Min, |(k, _)| k.clone()),
+                end.clone(),
+            ),
+        };
+        let upper = end.as_ref().map_or(Bound::Unbounded, Bound::Excluded);
+        let mut out = Vec::new();
+        let mut iter = self
+            .points
+            .range::<_, Start>((Bound::Included(&first), upper))
+            .peekable();
+        while let Some((k, d)) = iter.next() {
+            let next = match iter.peek() {
+                Some((n, _)) => Some((*n).clone()),
+                None => self.points.get_next_strict(k),
+            };
+            out.push(self.region_at(k, *d, next.as_ref()));
+        }
+        out
+    }
+
+    fn span_of(&self, w: &Window) -> Span {
+        Span::Part(Start::of(&w.low), w.high.successor().map(|v| Start::At(v)))
+    }
+
+    /// The dates of every region overlapping the span, in order, with a region for messages.
+    fn covered(&self, span: &Span) -> Vec<Region> {
+        self.regions_between(span)
+    }
+
+    /// Admits `manifest` and returns the ledger it leaves (LEDGER-11): the manifest check
+    /// (TRANS-01), then transitions 2 to 6 and 8. It never checks rows, replays or the clock
+    /// (LEDGER-12); a refusal is a [`RejectedDelivery`] naming the rule.
+    pub fn apply(&self, manifest: &Manifest) -> Result<Ledger, RejectedDelivery> {
+        self.transition(manifest).map(|(ledger, _)| ledger)
+    }
+
+    /// Like [`Ledger::apply`], also returning the [`Transition`]: the plan, and the regions
+    /// over the coverage afterwards.
+    pub fn transition(
+        &self,
+        manifest: &Manifest,
+    ) -> Result<(Ledger, Transition), RejectedDelivery> {
+        let shape = manifest
+            .check_against(&self.contract)
+            .map_err(|problem| RejectedDelivery {
+                check: "manifest",
+                problem,
+            })?;
+        let span = match &manifest.window {
+            Some(w) => self.span_of(w),
+            None => Span::All,
+        };
+        let covered = self.covered(&span);
+        self.admit(shape, manifest, &covered)?;
+        let t = manifest.produced_at;
+        let mut next = self.clone();
+        let effect = |d: Option<Dates>| -> Option<Dates> {
+            let Some(old) = d else {
+                // Only complete reads and the first append reach unknown regions.
+                return Some(Dates::exact(t));
+            };
+            if shape.is_complete() || self.contract.is_keyless() {
+                return Some(Dates::exact(t));
+            }
+            let deletions = match (shape.deletions, &manifest.since, shape.checkpoint) {
+                (crate::shape::Deletions::Tombstone, Some(Since::Time(since)), _) => {
+                    if old.deletions_as_of >= *since {
+                        t
+                    } else {
+                        old.deletions_as_of
+                    }
+                }
+                (
+                    crate::shape::Deletions::Tombstone,
+                    _,
+                    Checkpoint::Generation | Checkpoint::Sequence,
+                ) => {
+                    if old.deletions_as_of == old.complete_as_of {
+                        t
+                    } else {
+                        old.deletions_as_of
+                    }
+                }
+                _ => old.deletions_as_of,
+            };
+            Some(Dates {
+                complete_as_of: t,
+                deletions_as_of: deletions,
+            })
+        };
+        match &span {
+            Span::All if shape.is_complete() || self.contract.is_keyless() => {
+                next.points = OrdMap::unit(Start::Min, Some(Dates::exact(t)));
+            }
+            Span::All => {
+                let keys: Vec<Start> = next.points.keys().cloned().collect();
+                for k in keys {
+                    let d = next.points[&k];
+                    next.points.insert(k, effect(d));
+                }
+                next.merge(&Start::Min, None);
+            }
+            Span::Part(lo, end) => {
+                next.split(lo);
+                if let Some(e) = end {
+                    next.split(e);
+                }
+                let upper = end.as_ref().map_or(Bound::Unbounded, Bound::Excluded);
+                let keys: Vec<Start> = next
+                    .points
+                    .range::<_, Start>((Bound::Included(lo), upper))
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for k in keys {
+                    let d = next.points[&k];
+                    next.points.insert(k, effect(d));
+                }
+                next.merge(lo, end.as_ref());
+            }
+        }
+        if let Some(g) = &manifest.generation {
+            next.generation = Some(g.clone());
+        }
+        next.publication_id = Some(chain(
+            self.publication_id.as_deref(),
+            &self.contract_identity,
+            &manifest.identity(),
+        ));
+        let regions = match &manifest.window {
+            Some(w) => next.regions_in(w),
+            None => next.regions(),
+        };
+        let plan = self.plan(shape, manifest);
+        Ok((next, Transition { plan, regions }))
+    }
+
+    fn plan(&self, shape: &Shape, manifest: &Manifest) -> ApplyPlan {
+        let key = self.contract.key.clone();
+        let action = |kind, window| Action::new(kind, window, key.clone());
+        let actions = if shape.is_complete() {
+            match &manifest.window {
+                Some(w) => vec![action(ActionKind::ReplaceWindow, Some(w.clone()))],
+                None => vec![action(ActionKind::ReplaceAll, None)],
+            }
+        } else if self.contract.is_keyless() {
+            vec![action(ActionKind::Append, None)]
+        } else if shape.delivers_tombstones() {
+            vec![
+                action(ActionKind::Upsert, None),
+                action(ActionKind::Tombstone, None),
+            ]
+        } else {
+            vec![action(ActionKind::Upsert, None)]
+        };
+        ApplyPlan::new(actions)
+    }
+
+    /// Transitions 2 to 6 (TRANS-02 to TRANS-11).
+    fn admit(
+        &self,
+        shape: &Shape,
+        m: &Manifest,
+        covered: &[Region],
+    ) -> Result<(), RejectedDelivery> {
+        let t = m.produced_at;
+        for r in covered {
+            if let Some(c) = r.complete_as_of() {
+                if c >= t {
+                    return Err(refuse(
+                        "TRANS-02",
+                        "produced_at",
+                        t,
+                        format!(
+                            "region {} is already complete as of {c}; a delivery must be later than every known region it covers",
+                            r.interval()
+                        ),
+                    ));
+                }
+            }
+        }
+        if shape.is_complete() {
+            return Ok(());
+        }
+        let since = m.since.as_ref().expect("checked by the manifest check");
+        if self.contract.is_keyless() && self.is_untouched() {
+            let Since::Time(s) = since else {
+                unreachable!("keyless appends are timestamp reads")
+            };
+            return match self.contract.start_at {
+                Some(start) if start == *s => self.since_before(*s, t),
+                Some(start) => Err(refuse(
+                    "TRANS-05",
+                    "since",
+                    s,
+                    format!("the first append on an untouched ledger starts at the contract's start_at, {start}"),
+                )),
+                None => Err(refuse(
+                    "TRANS-05",
+                    "since",
+                    s,
+                    "the first append on an untouched ledger starts at the contract's start_at, and this contract declares none; deliver a complete read first or declare start_at".into(),
+                )),
+            };
+        }
+        if let Some(r) = covered.iter().find(|r| r.is_unknown()) {
+            return Err(refuse(
+                "TRANS-04",
+                "shape",
+                format!("{:?}", m.shape),
+                format!(
+                    "a read of changes needs a base, and region {} is unknown; deliver a complete read of it first",
+                    r.interval()
+                ),
+            ));
+        }
+        match (shape.checkpoint, since) {
+            (Checkpoint::Timestamp, Since::Time(s)) => {
+                self.since_before(*s, t)?;
+                if self.contract.is_keyless() {
+                    if let Some(r) = covered.iter().find(|r| r.complete_as_of() != Some(*s)) {
+                        let levels = covered.windows(2).any(|w| w[0].complete_as_of() != w[1].complete_as_of());
+                        return Err(refuse(
+                            if levels { "TRANS-07" } else { "TRANS-06" },
+                            "since",
+                            s,
+                            if levels {
+                                "the table's regions are complete as of different instants, so no since fits them all; an append needs a complete whole-table delivery first".to_owned()
+                            } else {
+                                format!(
+                                    "an append continues exactly where the table is complete; region {} is complete as of {}",
+                                    r.interval(),
+                                    r.complete_as_of().map_or("unknown".into(), |c| c.to_string())
+                                )
+                            },
+                        ));
+                    }
+                } else if let Some(r) = covered.iter().find(|r| r.complete_as_of() < Some(*s)) {
+                    return Err(refuse(
+                        "TRANS-08",
+                        "since",
+                        s,
+                        format!(
+                            "region {} is complete only as of {}, so changes between then and since would be in no read; start no later than that",
+                            r.interval(),
+                            r.complete_as_of().map_or("unknown".into(), |c| c.to_string())
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+            (Checkpoint::Generation, Since::Position(p)) => match &self.generation {
+                Some(held) if held == p => Ok(()),
+                held => Err(refuse(
+                    "TRANS-09",
+                    "since",
+                    p,
+                    format!(
+                        "a generation read continues from the held generation ({}); a broken chain needs a complete whole-table delivery that issues a generation",
+                        held.as_ref().map_or("none".into(), |h| h.to_string())
+                    ),
+                )),
+            },
+            (Checkpoint::Sequence, Since::Position(Position::Sequence(s))) => {
+                let g = match &m.generation {
+                    Some(Position::Sequence(g)) => *g,
+                    _ => unreachable!("checked by the manifest check"),
+                };
+                match &self.generation {
+                    Some(Position::Sequence(p)) if s <= p && p <= &g => Ok(()),
+                    Some(Position::Sequence(p)) => Err(refuse(
+                        "TRANS-10",
+                        "since",
+                        format!("{s} (generation {g})"),
+                        format!("a sequence read may reread but never skip or go back: it needs since <= {p} <= generation, {p} being the held position"),
+                    )),
+                    held => Err(refuse(
+                        "TRANS-11",
+                        "since",
+                        s,
+                        format!(
+                            "a sequence read continues from a held integer position, and the ledger holds {}; deliver a complete whole-table read that issues one",
+                            held.as_ref().map_or("none".into(), |h| format!("the opaque {h}"))
+                        ),
+                    )),
+                }
+            }
+            _ => unreachable!("the manifest check matches since to the checkpoint"),
+        }
+    }
+
+    fn since_before(&self, since: Timestamp, t: Timestamp) -> Result<(), RejectedDelivery> {
+        if since > t {
+            return Err(refuse(
+                "TRANS-08",
+                "since",
+                since,
+                format!("a read of changes starts no later than its produced_at, {t}"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn split(&mut self, at: &Start) {
+        if !self.points.contains_key(at) {
+            let d = self.points.get_prev(at).map_or(None, |(_, d)| *d);
+            self.points.insert(at.clone(), d);
+        }
+    }
+
+    /// Removes the points in `[from, to]` whose evidence equals their predecessor's
+    /// (LEDGER-09).
+    fn merge(&mut self, from: &Start, to: Option<&Start>) {
+        let upper = to.map_or(Bound::Unbounded, Bound::Included);
+        let keys: Vec<Start> = self
+            .points
+            .range::<_, Start>((Bound::Included(from), upper))
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut previous = self
+            .points
+            .range::<_, Start>((Bound::Unbounded, Bound::Excluded(from)))
+            .next_back()
+            .map(|(_, d)| *d);
+        for k in keys {
+            let d = self.points[&k];
+            if k != Start::Min && previous == Some(d) {
+                self.points.remove(&k);
+            } else {
+                previous = Some(d);
+            }
+        }
+    }
+
+    /// The same ledger under a new contract (EVOL-07): regions, position and head are kept.
+    /// Once the table has history (an accepted delivery), a contract that changes a fixed field
+    /// is refused (EVOL-01, EVOL-02).
+    pub fn with_contract(&self, contract: Contract) -> Result<Ledger, InvalidContract> {
+        if self.publication_id.is_some() {
+            if let Some((field, old, new)) = self.contract.fixed_field_change(&contract) {
+                return Err(invalid(
+                    field,
+                    new,
+                    "EVOL-01",
+                    format!("the table has history, so this field is fixed at {old}; a new table needs a new ledger"),
+                ));
+            }
+        }
+        let contract_identity: Arc<str> = contract.identity().into();
+        let mut next = self.clone();
+        if self.contract.window_type() != contract.window_type() {
+            next.points = OrdMap::unit(Start::Min, None);
+        }
+        next.contract = Arc::new(contract);
+        next.contract_identity = contract_identity;
+        Ok(next)
+    }
+
+    /// A ledger from its wire parts, checking that the regions partition the domain in the
+    /// canonical spelling (LEDGER-03, LEDGER-09, DOMAIN-15, DOMAIN-16).
+    pub fn from_parts(
+        contract: Contract,
+        regions: Vec<Region>,
+        generation: Option<Position>,
+        publication_id: Option<String>,
+    ) -> Result<Ledger, InvalidContract> {
+        let at = |i: usize, f: &str| format!("regions[{i}].{f}");
+        let window_type = contract.window_type();
+        if regions.is_empty() {
+            return Err(invalid(
+                "regions",
+                "[]",
+                "LEDGER-03",
+                "regions cover the whole domain; there is at least one",
+            ));
+        }
+        let mut points = OrdMap::new();
+        let mut previous: Option<&Region> = None;
+        for (i, r) in regions.iter().enumerate() {
+            for (f, v) in [("low", &r.low), ("high", &r.high)] {
+                if let Some(v) = v {
+                    if Some(v.logical_type()) != window_type || !v.in_domain() {
+                        return Err(invalid(
+                            at(i, f),
+                            v,
+                            "LEDGER-03",
+                            format!(
+                                "region bounds are values of the window column ({})",
+                                window_type.map_or("none".into(), |t: LogicalType| t.to_string())
+                            ),
+                        ));
+                    }
+                }
+            }
+            let start = match (previous, &r.low) {
+                (None, None) => Start::Min,
+                (None, Some(v)) => {
+                    return Err(invalid(
+                        at(i, "low"),
+                        v,
+                        "LEDGER-03",
+                        "the first region is unbounded below",
+                    ))
+                }
+                (Some(_), None) => {
+                    return Err(invalid(
+                        at(i, "low"),
+                        "None",
+                        "LEDGER-03",
+                        "only the first region is unbounded below",
+                    ))
+                }
+                (Some(p), Some(v)) => {
+                    if r.low_open || v.is_min() {
+                        return Err(invalid(
+                            at(i, "low_open"),
+                            r.low_open,
+                            "DOMAIN-15",
+                            "a region's low end is stored closed and is not the domain's least value",
+                        ));
+                    }
+                    let expected = match v.predecessor() {
+                        Some(pv) => (Some(pv), false),
+                        None => (Some(v.clone()), true),
+                    };
+                    if (p.high.clone(), p.high_open) != expected {
+                        return Err(invalid(
+                            at(i - 1, "high"),
+                            p.high.as_ref().map_or("None".into(), |h| h.to_string()),
+                            "LEDGER-03",
+                            format!("regions are contiguous in the canonical spelling: the region before {v} ends just below it"),
+                        ));
+                    }
+                    if p.dates == r.dates {
+                        return Err(invalid(
+                            at(i, "complete_as_of"),
+                            r.complete_as_of().map_or("None".into(), |c| c.to_string()),
+                            "LEDGER-09",
+                            "neighbouring regions with equal dates are merged",
+                        ));
+                    }
+                    Start::At(v.clone())
+                }
+            };
+            points.insert(start, r.dates);
+            previous = Some(r);
+        }
+        let last = regions.last().expect("nonempty");
+        if last.high.is_some() {
+            return Err(invalid(
+                at(regions.len() - 1, "high"),
+                last.high.as_ref().map_or(String::new(), |h| h.to_string()),
+                "LEDGER-03",
+                "the last region is unbounded above",
+            ));
+        }
+        if window_type.is_none() && regions.len() != 1 {
+            return Err(invalid(
+                "regions",
+                regions.len(),
+                "LEDGER-08",
+                "a table without a window column has one region",
+            ));
+        }
+        if let Some(p) = &publication_id {
+            if !crate::contract::is_sha256_hex(p) {
+                return Err(invalid(
+                    "publication_id",
+                    format!("{p:?}"),
+                    "RECV-15",
+                    "a chain head is 64 lowercase hexadecimal characters",
+                ));
+            }
+        }
+        let contract_identity: Arc<str> = contract.identity().into();
+        Ok(Ledger {
+            contract: Arc::new(contract),
+            contract_identity,
+            points,
+            generation,
+            publication_id,
+        })
+    }
+}
+
+trait NextStrict {
+    fn get_next_strict(&self, k: &Start) -> Option<Start>;
+}
+
+impl NextStrict for OrdMap<Start, Option<Dates>> {
+    fn get_next_strict(&self, k: &Start) -> Option<Start> {
+        self.range::<_, Start>((Bound::Excluded(k), Bound::Unbounded))
+            .next()
+            .map(|(k, _)| k.clone())
+    }
+}

@@ -1,0 +1,1 @@
+//! Planning reads: requirements, `plan_delivery` and `next_extraction` (PLANNER).
