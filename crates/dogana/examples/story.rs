@@ -12,7 +12,10 @@ use dogana::{
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let orders = Contract::builder("orders", ["id"])
         .shape("full", Shape::full().cost(10.0))
-        .shape("last3", Shape::window().size(Duration::from_days(3)?).cost(2.0))
+        .shape(
+            "last3",
+            Shape::window().size(Duration::from_days(3)?).cost(2.0),
+        )
         .shape("changes", Shape::changes(Deletions::Tombstone))
         .window_column("order_date")
         .cursor_column("updated_at")
@@ -41,7 +44,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
         (
             "Tuesday: the last three days",
-            orders.manifest("last3", tuesday).window(last3).rows(42).build()?,
+            orders
+                .manifest("last3", tuesday)
+                .window(last3)
+                .rows(42)
+                .build()?,
             tuesday,
         ),
         (

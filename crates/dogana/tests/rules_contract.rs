@@ -270,7 +270,12 @@ fn keyless_contracts_may_have_complete_shapes() {
         .build()
         .unwrap();
     let l = Ledger::new(c.clone());
-    let m = c.manifest("w", hour(1)).window(days("2026-10-01", "2026-10-02")).rows(2).build().unwrap();
+    let m = c
+        .manifest("w", hour(1))
+        .window(days("2026-10-01", "2026-10-02"))
+        .rows(2)
+        .build()
+        .unwrap();
     let (_, t) = l.transition(&m).unwrap();
     assert!(!t.plan().actions()[0].matches_keys());
 }
@@ -279,7 +284,11 @@ fn keyless_contracts_may_have_complete_shapes() {
 fn start_at_is_optional_and_allowed_on_any_contract() {
     // rule: CONTRACT-26, CONTRACT-27
     assert_eq!(events().start_at(), Some(hour(0)));
-    assert!(keyed().shape("full", Shape::full()).start_at(hour(0)).build().is_ok());
+    assert!(keyed()
+        .shape("full", Shape::full())
+        .start_at(hour(0))
+        .build()
+        .is_ok());
     assert!(Contract::builder("e", Vec::<String>::new())
         .shape("append", Shape::changes(Deletions::None))
         .build()
@@ -316,19 +325,32 @@ fn one_kind_of_position() {
 fn cost_is_finite_and_nonnegative() {
     // rule: CONTRACT-33
     for bad in [-1.0, f64::NAN, f64::INFINITY] {
-        let e = keyed().shape("full", Shape::full().cost(bad)).build().unwrap_err();
+        let e = keyed()
+            .shape("full", Shape::full().cost(bad))
+            .build()
+            .unwrap_err();
         assert_eq!(rule_of(e), "CONTRACT-33");
     }
-    assert!(keyed().shape("full", Shape::full().cost(0.0)).build().is_ok());
+    assert!(keyed()
+        .shape("full", Shape::full().cost(0.0))
+        .build()
+        .is_ok());
 }
 
 #[test]
 fn cost_never_affects_a_decision() {
     // rule: CONTRACT-34
-    let cheap = orders_builder().shape("full", Shape::full().cost(0.0)).build().unwrap();
+    let cheap = orders_builder()
+        .shape("full", Shape::full().cost(0.0))
+        .build()
+        .unwrap();
     let dear = orders();
-    let a = Ledger::new(cheap.clone()).apply(&full(&cheap, hour(1))).unwrap();
-    let b = Ledger::new(dear.clone()).apply(&full(&dear, hour(1))).unwrap();
+    let a = Ledger::new(cheap.clone())
+        .apply(&full(&cheap, hour(1)))
+        .unwrap();
+    let b = Ledger::new(dear.clone())
+        .apply(&full(&dear, hour(1)))
+        .unwrap();
     assert_eq!(a.regions(), b.regions());
 }
 
@@ -366,7 +388,10 @@ fn rolling_window_needs_a_time_window_column() {
 fn date_window_size_is_whole_days_and_only_on_window_shapes() {
     // rule: CONTRACT-40
     let e = orders_builder()
-        .shape("last3", Shape::window().size(Duration::from_seconds(3600).unwrap()))
+        .shape(
+            "last3",
+            Shape::window().size(Duration::from_seconds(3600).unwrap()),
+        )
         .build()
         .unwrap_err();
     assert_eq!(rule_of(e), "CONTRACT-40");
@@ -413,7 +438,11 @@ fn shape_constructors_read_like_the_concepts() {
 fn contract_manifest_fills_table_and_schema_hash() {
     // rule: CONTRACT-45
     let h = "0".repeat(64);
-    let c = keyed().shape("full", Shape::full()).schema_hash(h.clone()).build().unwrap();
+    let c = keyed()
+        .shape("full", Shape::full())
+        .schema_hash(h.clone())
+        .build()
+        .unwrap();
     let m = c.manifest("full", hour(1)).rows(1).build().unwrap();
     assert_eq!(m.table(), "t");
     assert_eq!(m.schema_hash(), Some(h.as_str()));
@@ -422,13 +451,22 @@ fn contract_manifest_fills_table_and_schema_hash() {
 #[test]
 fn identity_normalizes_numbers() {
     // rule: CONTRACT-46
-    let a = keyed().shape("full", Shape::full().cost(2.0)).build().unwrap();
+    let a = keyed()
+        .shape("full", Shape::full().cost(2.0))
+        .build()
+        .unwrap();
     let doc = a.to_json();
     assert!(doc.contains(r#""cost":2,"#), "{doc}");
-    let b = keyed().shape("full", Shape::full().cost(2.5)).build().unwrap();
+    let b = keyed()
+        .shape("full", Shape::full().cost(2.5))
+        .build()
+        .unwrap();
     assert_ne!(a.identity(), b.identity());
     let default = keyed().shape("full", Shape::full()).build().unwrap();
-    let one = keyed().shape("full", Shape::full().cost(1.0)).build().unwrap();
+    let one = keyed()
+        .shape("full", Shape::full().cost(1.0))
+        .build()
+        .unwrap();
     assert_eq!(default.identity(), one.identity());
 }
 

@@ -19,9 +19,28 @@ fn core_checks_come_first_in_order() {
     let l = Ledger::new(c.clone());
     let m = full(&c, hour(1));
     let pre = Gate::preflight(&l, &m, hour(2));
-    assert_eq!(pre.iter().map(|c| c.name()).collect::<Vec<_>>(), ["manifest", "receiver_time", "transition"]);
-    let r = Gate::evaluate(&l, &m, &[Check::pass("rows", "10")], hour(2), None, &[Check::pass("together", "x")]);
-    assert_eq!(names(&r), ["manifest", "receiver_time", "transition", "rows", "together"]);
+    assert_eq!(
+        pre.iter().map(|c| c.name()).collect::<Vec<_>>(),
+        ["manifest", "receiver_time", "transition"]
+    );
+    let r = Gate::evaluate(
+        &l,
+        &m,
+        &[Check::pass("rows", "10")],
+        hour(2),
+        None,
+        &[Check::pass("together", "x")],
+    );
+    assert_eq!(
+        names(&r),
+        [
+            "manifest",
+            "receiver_time",
+            "transition",
+            "rows",
+            "together"
+        ]
+    );
 }
 
 #[test]
@@ -40,7 +59,10 @@ fn receiver_time_refuses_the_future() {
     let c = orders();
     let l = Ledger::new(c.clone());
     let r = Gate::evaluate(&l, &full(&c, hour(3)), &[], hour(2), None, &[]);
-    assert_eq!(r.failures().map(|c| c.name()).collect::<Vec<_>>(), ["receiver_time"]);
+    assert_eq!(
+        r.failures().map(|c| c.name()).collect::<Vec<_>>(),
+        ["receiver_time"]
+    );
     assert!(Gate::evaluate(&l, &full(&c, hour(2)), &[], hour(2), None, &[]).accepted());
 }
 
@@ -62,10 +84,24 @@ fn any_failed_check_rejects() {
     // rule: GATE-06, CHECK-19, CHECK-01
     let c = orders();
     let l = Ledger::new(c.clone());
-    let r = Gate::evaluate(&l, &full(&c, hour(1)), &[Check::pass("rows", ""), Check::fail("keys", "dup 7")], hour(2), None, &[]);
+    let r = Gate::evaluate(
+        &l,
+        &full(&c, hour(1)),
+        &[Check::pass("rows", ""), Check::fail("keys", "dup 7")],
+        hour(2),
+        None,
+        &[],
+    );
     assert_eq!(r.outcome(), Outcome::Rejected);
     assert_eq!(r.checks().len(), 5);
-    let r = Gate::evaluate(&l, &full(&c, hour(1)), &[], hour(2), None, &[Check::fail("together", "")]);
+    let r = Gate::evaluate(
+        &l,
+        &full(&c, hour(1)),
+        &[],
+        hour(2),
+        None,
+        &[Check::fail("together", "")],
+    );
     assert!(!r.accepted());
 }
 
@@ -81,7 +117,10 @@ fn reject_records_the_receivers_failure() {
         Gate::evaluate(&l, &m, &failed, hour(2), Some("s3"), &[])
     );
     let late = full(&c, hour(9));
-    assert_eq!(Gate::reject(&l, &late, &[], hour(2), None), Gate::evaluate(&l, &late, &[], hour(2), None, &[]));
+    assert_eq!(
+        Gate::reject(&l, &late, &[], hour(2), None),
+        Gate::evaluate(&l, &late, &[], hour(2), None, &[])
+    );
     let r = Gate::reject(&l, &m, &[], hour(2), None);
     assert!(!r.accepted());
     assert_eq!(r.checks().last().unwrap().name(), "receiver");
@@ -103,7 +142,18 @@ fn receipts_carry_every_field() {
     assert_eq!(Some(r.publication_id()), next.publication_id());
     assert_eq!(r.ledger_identity(), next.identity());
     let v = r.to_value();
-    for f in ["manifest", "contract", "checks", "outcome", "received_at", "source", "base_publication_id", "publication_id", "ledger_identity", "transition"] {
+    for f in [
+        "manifest",
+        "contract",
+        "checks",
+        "outcome",
+        "received_at",
+        "source",
+        "base_publication_id",
+        "publication_id",
+        "ledger_identity",
+        "transition",
+    ] {
         assert!(v.get(f).is_some(), "{f}");
     }
 }
@@ -142,7 +192,10 @@ fn a_rejection_leaves_ledger_and_publication() {
 fn receipts_are_filed_under_the_contracts_table() {
     // rule: GATE-22
     let c = orders();
-    let m = dogana::Manifest::builder("invoices", "full", hour(1)).rows(1).build().unwrap();
+    let m = dogana::Manifest::builder("invoices", "full", hour(1))
+        .rows(1)
+        .build()
+        .unwrap();
     let r = Gate::evaluate(&Ledger::new(c), &m, &[], hour(2), None, &[]);
     assert_eq!(r.table(), "orders");
     assert_eq!(r.outcome(), Outcome::Rejected);
@@ -155,8 +208,15 @@ fn receipt_identity_covers_checks() {
     let l = Ledger::new(c.clone());
     let m = full(&c, hour(1));
     let base = Gate::evaluate(&l, &m, &[Check::pass("rows", "10")], hour(2), None, &[]).identity();
-    for other in [Check::pass("row", "10"), Check::pass("rows", "11"), Check::fail("rows", "10")] {
-        assert_ne!(Gate::evaluate(&l, &m, &[other], hour(2), None, &[]).identity(), base);
+    for other in [
+        Check::pass("row", "10"),
+        Check::pass("rows", "11"),
+        Check::fail("rows", "10"),
+    ] {
+        assert_ne!(
+            Gate::evaluate(&l, &m, &[other], hour(2), None, &[]).identity(),
+            base
+        );
     }
 }
 
@@ -178,7 +238,14 @@ fn operational_failures_are_not_receipts() {
     // Only checks become rejections: an honest delivery with passing checks is accepted, and
     // nothing in the gate can fail for a reason other than a check.
     let c = orders();
-    let r = Gate::evaluate(&Ledger::new(c.clone()), &full(&c, hour(1)), &[Check::pass("rows", "10")], hour(1), None, &[]);
+    let r = Gate::evaluate(
+        &Ledger::new(c.clone()),
+        &full(&c, hour(1)),
+        &[Check::pass("rows", "10")],
+        hour(1),
+        None,
+        &[],
+    );
     assert!(r.accepted());
 }
 
@@ -194,7 +261,10 @@ fn follow_checks_the_chain_and_the_ledger() {
     assert!(l.follow(&r2).is_err());
     // a replay publishes nothing
     assert!(l1.follow(&r1.as_replay().unwrap()).is_err());
-    assert_eq!(l1.follow(&r2).unwrap().publication_id(), Some(r2.publication_id()));
+    assert_eq!(
+        l1.follow(&r2).unwrap().publication_id(),
+        Some(r2.publication_id())
+    );
 }
 
 #[test]
@@ -234,7 +304,10 @@ fn from_receipts_refuses_missing_reordered_or_foreign() {
 fn reconstruction_uses_each_receipts_contract() {
     // rule: RECV-21, EVOL-04, EVOL-08
     let c1 = orders();
-    let c2 = orders_builder().shape("full", Shape::full().cost(3.0)).build().unwrap();
+    let c2 = orders_builder()
+        .shape("full", Shape::full().cost(3.0))
+        .build()
+        .unwrap();
     let l = Ledger::new(c1.clone());
     let r1 = Gate::evaluate(&l, &full(&c1, hour(1)), &[], hour(1), None, &[]);
     let l = l.follow(&r1).unwrap().with_contract(c2.clone()).unwrap();
@@ -256,7 +329,13 @@ fn fixed_fields_refuse_once_there_is_history() {
         .column("line", LogicalType::Int)
         .build()
         .unwrap();
-    assert_eq!(l.with_contract(changed_key.clone()).unwrap_err().problem().rule, "EVOL-01");
+    assert_eq!(
+        l.with_contract(changed_key.clone())
+            .unwrap_err()
+            .problem()
+            .rule,
+        "EVOL-01"
+    );
     let no_deleted = orders_builder()
         .shape("changes", Shape::changes(Deletions::None))
         .shape("window_changes", Shape::window_changes(Deletions::None))
@@ -282,7 +361,10 @@ fn everything_else_may_evolve() {
     let l = applied(&c, &[full(&c, hour(1))]);
     let evolved = orders_builder()
         .shape("full", Shape::full().cost(99.0))
-        .shape("hourly", Shape::changes(Deletions::None).lookback(Duration::from_seconds(60).unwrap()))
+        .shape(
+            "hourly",
+            Shape::changes(Deletions::None).lookback(Duration::from_seconds(60).unwrap()),
+        )
         .cursor_column("modified_at")
         .column("modified_at", LogicalType::Int)
         .schema_hash("e".repeat(64))
@@ -291,7 +373,10 @@ fn everything_else_may_evolve() {
         Ok(c) => c,
         Err(_) => orders_builder()
             .shape("full", Shape::full().cost(99.0))
-            .shape("hourly", Shape::changes(Deletions::None).lookback(Duration::from_seconds(60).unwrap()))
+            .shape(
+                "hourly",
+                Shape::changes(Deletions::None).lookback(Duration::from_seconds(60).unwrap()),
+            )
             .schema_hash("e".repeat(64))
             .build()
             .unwrap(),
@@ -311,7 +396,10 @@ fn limit_is_named_and_exactly_limit_old_is_not_expired() {
     let c = orders();
     let l = applied(&c, &[full(&c, hour(0))]);
     let day = Duration::from_days(1).unwrap();
-    assert_eq!(l.claims(hour(24), day, None).unwrap().state(), State::Complete);
+    assert_eq!(
+        l.claims(hour(24), day, None).unwrap().state(),
+        State::Complete
+    );
     let past = dogana::Timestamp::from_micros(hour(24).as_micros() + 1).unwrap();
     assert_eq!(l.claims(past, day, None).unwrap().state(), State::Expired);
 }
@@ -326,8 +414,22 @@ fn durations_are_nonnegative() {
 fn claims_cut_to_a_window() {
     // rule: CLAIMS-03
     let c = orders();
-    let l = applied(&c, &[window(&c, "last3", days("2026-10-01", "2026-10-10"), hour(1))]);
-    let claims = l.claims(hour(1), Duration::MAX, Some(&days("2026-10-05", "2026-10-20"))).unwrap();
+    let l = applied(
+        &c,
+        &[window(
+            &c,
+            "last3",
+            days("2026-10-01", "2026-10-10"),
+            hour(1),
+        )],
+    );
+    let claims = l
+        .claims(
+            hour(1),
+            Duration::MAX,
+            Some(&days("2026-10-05", "2026-10-20")),
+        )
+        .unwrap();
     let lines: Vec<String> = claims.regions().iter().map(|r| r.to_string()).collect();
     assert_eq!(
         lines,
@@ -344,35 +446,66 @@ fn max_limit_expires_nothing() {
     // rule: CLAIMS-05
     let c = orders();
     let l = applied(&c, &[full(&c, at("0001-01-01T00:00:00Z"))]);
-    assert_eq!(l.claims(at("9999-12-31T23:59:59Z"), Duration::MAX, None).unwrap().state(), State::Complete);
+    assert_eq!(
+        l.claims(at("9999-12-31T23:59:59Z"), Duration::MAX, None)
+            .unwrap()
+            .state(),
+        State::Complete
+    );
 }
 
 #[test]
 fn table_state_is_the_worst_region() {
     // rule: CLAIMS-07, CLAIMS-16
     let c = orders();
-    let l = applied(&c, &[window(&c, "last3", days("2026-10-01", "2026-10-10"), hour(1))]);
+    let l = applied(
+        &c,
+        &[window(
+            &c,
+            "last3",
+            days("2026-10-01", "2026-10-10"),
+            hour(1),
+        )],
+    );
     let claims = l.claims(hour(1), Duration::MAX, None).unwrap();
     assert_eq!(claims.state(), State::Unknown);
     assert_eq!(claims.exact_as_of(), None);
-    assert_eq!(claims.summary("orders"), "orders: unknown; exact at no single instant");
+    assert_eq!(
+        claims.summary("orders"),
+        "orders: unknown; exact at no single instant"
+    );
 }
 
 #[test]
 fn table_dates_are_separate_minima() {
     // rule: CLAIMS-08, CLAIMS-09, CLAIMS-10, GROUP-03
     let c = orders();
-    let l = applied(&c, &[
-        full(&c, hour(1)),
-        c.manifest("patch", hour(5)).since(hour(1)).rows(1).build().unwrap(),
-        window(&c, "last3", days("2026-10-01", "2026-10-03"), hour(6)),
-    ]);
-    let claims = l.claims(hour(100), Duration::from_seconds(3600).unwrap(), None).unwrap();
+    let l = applied(
+        &c,
+        &[
+            full(&c, hour(1)),
+            c.manifest("patch", hour(5))
+                .since(hour(1))
+                .rows(1)
+                .build()
+                .unwrap(),
+            window(&c, "last3", days("2026-10-01", "2026-10-03"), hour(6)),
+        ],
+    );
+    let claims = l
+        .claims(hour(100), Duration::from_seconds(3600).unwrap(), None)
+        .unwrap();
     assert_eq!(claims.complete_as_of(), Some(hour(5)));
     assert_eq!(claims.deletions_as_of(), Some(hour(1)));
     assert_eq!(claims.state(), State::Expired);
     // equal minima without a common instant
-    let l = applied(&c, &[full(&c, hour(1)), window(&c, "last3", days("2026-10-01", "2026-10-03"), hour(2))]);
+    let l = applied(
+        &c,
+        &[
+            full(&c, hour(1)),
+            window(&c, "last3", days("2026-10-01", "2026-10-03"), hour(2)),
+        ],
+    );
     let claims = l.claims(hour(2), Duration::MAX, None).unwrap();
     assert_eq!(claims.complete_as_of(), claims.deletions_as_of());
     assert_eq!(claims.exact_as_of(), None);
@@ -384,7 +517,12 @@ fn claims_describe_the_current_ledger() {
     let c = orders();
     let l1 = applied(&c, &[full(&c, hour(1))]);
     let l2 = l1.apply(&full(&c, hour(2))).unwrap();
-    assert_eq!(l2.claims(hour(1), Duration::MAX, None).unwrap().complete_as_of(), Some(hour(2)));
+    assert_eq!(
+        l2.claims(hour(1), Duration::MAX, None)
+            .unwrap()
+            .complete_as_of(),
+        Some(hour(2))
+    );
 }
 
 #[test]
@@ -392,7 +530,10 @@ fn a_region_proven_after_now_is_not_expired() {
     // rule: CLAIMS-12
     let c = orders();
     let l = applied(&c, &[full(&c, hour(10))]);
-    assert_eq!(l.claims(hour(1), Duration::ZERO, None).unwrap().state(), State::Complete);
+    assert_eq!(
+        l.claims(hour(1), Duration::ZERO, None).unwrap().state(),
+        State::Complete
+    );
 }
 
 #[test]
@@ -410,6 +551,13 @@ fn a_core_api_never_takes_rows() {
     // rule: TRUST-01, TRUST-02, TRUST-08, CHECK-01
     // The gate records checks by name only; dogana names none of the receiver's.
     let c = orders();
-    let r = Gate::evaluate(&Ledger::new(c.clone()), &full(&c, hour(1)), &[Check::new("anything", true, "")], hour(1), None, &[]);
+    let r = Gate::evaluate(
+        &Ledger::new(c.clone()),
+        &full(&c, hour(1)),
+        &[Check::new("anything", true, "")],
+        hour(1),
+        None,
+        &[],
+    );
     assert_eq!(r.checks()[3].name(), "anything");
 }

@@ -4,8 +4,8 @@
 mod common;
 use common::*;
 use dogana::{
-    Contract, Gate, Ledger, LogicalType, Manifest, Position, RejectedDelivery, Shape,
-    Value, Window, Wire,
+    Contract, Gate, Ledger, LogicalType, Manifest, Position, RejectedDelivery, Shape, Value,
+    Window, Wire,
 };
 
 fn refusal(c: &Contract, m: &Manifest) -> RejectedDelivery {
@@ -21,8 +21,14 @@ fn manifest_rule(c: &Contract, m: &Manifest) -> &'static str {
 #[test]
 fn builder_takes_table_shape_produced_at_then_keywords() {
     // rule: MAN-01, MAN-02
-    let m = Manifest::builder("orders", "full", hour(1)).rows(3).build().unwrap();
-    assert_eq!((m.table(), m.shape(), m.produced_at()), ("orders", "full", hour(1)));
+    let m = Manifest::builder("orders", "full", hour(1))
+        .rows(3)
+        .build()
+        .unwrap();
+    assert_eq!(
+        (m.table(), m.shape(), m.produced_at()),
+        ("orders", "full", hour(1))
+    );
     assert_eq!(m.window(), None);
     assert_eq!(m.since(), None);
     assert_eq!(m.generation(), None);
@@ -30,7 +36,9 @@ fn builder_takes_table_shape_produced_at_then_keywords() {
     assert_eq!(m.content_hash(), None);
     assert_eq!(m.tombstones(), 0);
     // rows is required
-    let e = Manifest::builder("orders", "full", hour(1)).build().unwrap_err();
+    let e = Manifest::builder("orders", "full", hour(1))
+        .build()
+        .unwrap_err();
     assert_eq!(e.problem().rule, "MAN-02");
 }
 
@@ -44,7 +52,10 @@ fn produced_at_is_aware() {
 fn wrong_table_or_shape_fails_the_manifest_check() {
     // rule: MAN-04
     let c = orders();
-    let m = Manifest::builder("invoices", "full", hour(1)).rows(1).build().unwrap();
+    let m = Manifest::builder("invoices", "full", hour(1))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-04");
     let m = c.manifest("nightly", hour(1)).rows(1).build().unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-04");
@@ -56,7 +67,12 @@ fn window_exactly_for_window_coverage() {
     let c = orders();
     let m = c.manifest("last3", hour(1)).rows(1).build().unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-05");
-    let m = c.manifest("full", hour(1)).window(days("2026-10-01", "2026-10-02")).rows(1).build().unwrap();
+    let m = c
+        .manifest("full", hour(1))
+        .window(days("2026-10-01", "2026-10-02"))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-05");
 }
 
@@ -66,7 +82,12 @@ fn since_exactly_for_changed_only() {
     let c = orders();
     let m = c.manifest("changes", hour(1)).rows(1).build().unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-06");
-    let m = c.manifest("full", hour(2)).since(hour(1)).rows(1).build().unwrap();
+    let m = c
+        .manifest("full", hour(2))
+        .since(hour(1))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-06");
 }
 
@@ -76,7 +97,12 @@ fn window_bounds_are_typed_and_ordered() {
     let c = orders();
     let m = window(&c, "last3", Window::new(1, 2), hour(1));
     assert_eq!(manifest_rule(&c, &m), "MAN-07");
-    let m = window(&c, "last3", Window::new(day("2026-10-02"), Value::Datetime(hour(1))), hour(1));
+    let m = window(
+        &c,
+        "last3",
+        Window::new(day("2026-10-02"), Value::Datetime(hour(1))),
+        hour(1),
+    );
     assert_eq!(manifest_rule(&c, &m), "MAN-07");
     let m = window(&c, "last3", days("2026-10-02", "2026-10-01"), hour(1));
     assert_eq!(manifest_rule(&c, &m), "DOMAIN-18");
@@ -86,7 +112,12 @@ fn window_bounds_are_typed_and_ordered() {
 fn timestamp_since_is_a_datetime() {
     // rule: MAN-08
     let c = orders();
-    let m = c.manifest("changes", hour(2)).since(Position::Token("x".into())).rows(1).build().unwrap();
+    let m = c
+        .manifest("changes", hour(2))
+        .since(Position::Token("x".into()))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-08");
 }
 
@@ -102,7 +133,12 @@ fn generation_reads_carry_nonempty_tokens_and_issue_the_next() {
         .build()
         .unwrap_err();
     assert_eq!(e.problem().rule, "MAN-09");
-    let m = c.manifest("gen", hour(2)).since(Position::Token("g1".into())).rows(1).build().unwrap();
+    let m = c
+        .manifest("gen", hour(2))
+        .since(Position::Token("g1".into()))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-09");
 }
 
@@ -124,7 +160,12 @@ fn sequence_reads_cover_since_to_generation() {
 fn empty_intervals_hold_nothing() {
     // rule: MAN-11
     let c = orders();
-    let m = c.manifest("changes", hour(2)).since(hour(2)).rows(1).build().unwrap();
+    let m = c
+        .manifest("changes", hour(2))
+        .since(hour(2))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-11");
     let c = log();
     let m = c
@@ -142,10 +183,20 @@ fn empty_intervals_hold_nothing() {
 fn positions_have_the_tables_kind() {
     // rule: MAN-12
     let c = log();
-    let m = c.manifest("full", hour(1)).generation(Position::Token("g".into())).rows(1).build().unwrap();
+    let m = c
+        .manifest("full", hour(1))
+        .generation(Position::Token("g".into()))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-12");
     let c = feed();
-    let m = c.manifest("full", hour(1)).generation(Position::Sequence(3)).rows(1).build().unwrap();
+    let m = c
+        .manifest("full", hour(1))
+        .generation(Position::Sequence(3))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-12");
 }
 
@@ -153,7 +204,12 @@ fn positions_have_the_tables_kind() {
 fn complete_whole_table_may_issue_a_position_but_a_window_never() {
     // rule: MAN-13
     let c = feed();
-    let m = c.manifest("full", hour(1)).generation(Position::Token("g1".into())).rows(1).build().unwrap();
+    let m = c
+        .manifest("full", hour(1))
+        .generation(Position::Token("g1".into()))
+        .rows(1)
+        .build()
+        .unwrap();
     let l = Ledger::new(c.clone()).apply(&m).unwrap();
     assert_eq!(l.generation(), Some(&Position::Token("g1".into())));
     let c = orders();
@@ -184,9 +240,16 @@ fn timestamp_changes_issue_no_position() {
 #[test]
 fn counts_are_nonnegative_integers_within_binary64() {
     // rule: MAN-15
-    let e = Manifest::builder("t", "full", hour(1)).rows(1 << 53).build().unwrap_err();
+    let e = Manifest::builder("t", "full", hour(1))
+        .rows(1 << 53)
+        .build()
+        .unwrap_err();
     assert_eq!(e.problem().rule, "WIRE-24");
-    let m = Manifest::builder("t", "full", hour(1)).rows(3).tombstones(2).build().unwrap();
+    let m = Manifest::builder("t", "full", hour(1))
+        .rows(3)
+        .tombstones(2)
+        .build()
+        .unwrap();
     assert_eq!((m.rows(), m.tombstones()), (3, 2));
 }
 
@@ -195,7 +258,13 @@ fn tombstones_need_a_tombstone_shape() {
     // rule: MAN-16
     let c = orders();
     let l = applied(&c, &[full(&c, hour(1))]);
-    let m = c.manifest("patch", hour(2)).since(hour(1)).rows(1).tombstones(1).build().unwrap();
+    let m = c
+        .manifest("patch", hour(2))
+        .since(hour(1))
+        .rows(1)
+        .tombstones(1)
+        .build()
+        .unwrap();
     let e = l.apply(&m).unwrap_err();
     assert_eq!(e.problem.rule, "MAN-16");
 }
@@ -216,18 +285,31 @@ fn schema_hash_must_match_the_contracts() {
     // rule: MAN-22
     let h = "1".repeat(64);
     let c = orders_builder().schema_hash(h.clone()).build().unwrap();
-    let m = Manifest::builder("orders", "full", hour(1)).rows(1).build().unwrap();
+    let m = Manifest::builder("orders", "full", hour(1))
+        .rows(1)
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-22");
-    let m = Manifest::builder("orders", "full", hour(1)).rows(1).schema_hash("2".repeat(64)).build().unwrap();
+    let m = Manifest::builder("orders", "full", hour(1))
+        .rows(1)
+        .schema_hash("2".repeat(64))
+        .build()
+        .unwrap();
     assert_eq!(manifest_rule(&c, &m), "MAN-22");
-    assert!(Ledger::new(c.clone()).apply(&c.manifest("full", hour(1)).rows(1).build().unwrap()).is_ok());
+    assert!(Ledger::new(c.clone())
+        .apply(&c.manifest("full", hour(1)).rows(1).build().unwrap())
+        .is_ok());
 }
 
 #[test]
 fn content_hash_is_lowercase_sha256_hex() {
     // rule: MAN-23, MAN-24
     for bad in ["A".repeat(64), "a".repeat(63), "g".repeat(64)] {
-        let e = Manifest::builder("t", "full", hour(1)).rows(1).content_hash(bad).build().unwrap_err();
+        let e = Manifest::builder("t", "full", hour(1))
+            .rows(1)
+            .content_hash(bad)
+            .build()
+            .unwrap_err();
         assert_eq!(e.problem().rule, "MAN-23");
     }
 }
@@ -235,8 +317,16 @@ fn content_hash_is_lowercase_sha256_hex() {
 #[test]
 fn content_hash_is_part_of_identity() {
     // rule: MAN-25
-    let a = Manifest::builder("t", "full", hour(1)).rows(1).content_hash("a".repeat(64)).build().unwrap();
-    let b = Manifest::builder("t", "full", hour(1)).rows(1).content_hash("b".repeat(64)).build().unwrap();
+    let a = Manifest::builder("t", "full", hour(1))
+        .rows(1)
+        .content_hash("a".repeat(64))
+        .build()
+        .unwrap();
+    let b = Manifest::builder("t", "full", hour(1))
+        .rows(1)
+        .content_hash("b".repeat(64))
+        .build()
+        .unwrap();
     assert_ne!(a.identity(), b.identity());
 }
 
@@ -245,17 +335,27 @@ fn a_correction_at_the_same_boundary_is_refused() {
     // rule: MAN-29, MAN-30
     let c = orders();
     let l = applied(&c, &[full(&c, hour(1))]);
-    let corrected = c.manifest("full", hour(1)).rows(11).content_hash("c".repeat(64)).build().unwrap();
+    let corrected = c
+        .manifest("full", hour(1))
+        .rows(11)
+        .content_hash("c".repeat(64))
+        .build()
+        .unwrap();
     let e = l.apply(&corrected).unwrap_err();
     assert_eq!(e.problem.rule, "TRANS-02");
-    assert!(l.apply(&c.manifest("full", hour(2)).rows(11).build().unwrap()).is_ok());
+    assert!(l
+        .apply(&c.manifest("full", hour(2)).rows(11).build().unwrap())
+        .is_ok());
 }
 
 #[test]
 fn the_gate_reports_a_bad_manifest_as_a_failed_check() {
     // rule: MAN-04, GATE-22
     let c = orders();
-    let m = Manifest::builder("invoices", "full", hour(1)).rows(1).build().unwrap();
+    let m = Manifest::builder("invoices", "full", hour(1))
+        .rows(1)
+        .build()
+        .unwrap();
     let r = Gate::evaluate(&Ledger::new(c), &m, &[], hour(2), None, &[]);
     assert!(!r.accepted());
     assert_eq!(r.table(), "orders");
@@ -269,26 +369,81 @@ fn keyed_sequence_and_keyless_append_intervals() {
     // (keyed reads may also start earlier and overlap); an append must start exactly there.
     let c = orders();
     let l = applied(&c, &[full(&c, hour(1))]);
-    assert!(l.apply(&c.manifest("patch", hour(3)).since(hour(1)).rows(1).build().unwrap()).is_ok());
-    assert!(l.apply(&c.manifest("patch", hour(3)).since(hour(0)).rows(1).build().unwrap()).is_ok());
+    assert!(l
+        .apply(
+            &c.manifest("patch", hour(3))
+                .since(hour(1))
+                .rows(1)
+                .build()
+                .unwrap()
+        )
+        .is_ok());
+    assert!(l
+        .apply(
+            &c.manifest("patch", hour(3))
+                .since(hour(0))
+                .rows(1)
+                .build()
+                .unwrap()
+        )
+        .is_ok());
     let e = events();
-    let l = applied(&e, &[e.manifest("append", hour(1)).since(hour(0)).rows(5).build().unwrap()]);
-    assert!(l.apply(&e.manifest("append", hour(2)).since(hour(0)).rows(1).build().unwrap()).is_err());
-    assert!(l.apply(&e.manifest("append", hour(2)).since(hour(1)).rows(1).build().unwrap()).is_ok());
+    let l = applied(
+        &e,
+        &[e.manifest("append", hour(1))
+            .since(hour(0))
+            .rows(5)
+            .build()
+            .unwrap()],
+    );
+    assert!(l
+        .apply(
+            &e.manifest("append", hour(2))
+                .since(hour(0))
+                .rows(1)
+                .build()
+                .unwrap()
+        )
+        .is_err());
+    assert!(l
+        .apply(
+            &e.manifest("append", hour(2))
+                .since(hour(1))
+                .rows(1)
+                .build()
+                .unwrap()
+        )
+        .is_ok());
 }
 
 #[test]
 fn one_final_row_per_key_is_the_receivers_check() {
     // rule: MAN-18
     // The core never sees rows: the manifest has no field that could list them.
-    let m = Manifest::builder("t", "full", hour(1)).rows(1).build().unwrap();
+    let m = Manifest::builder("t", "full", hour(1))
+        .rows(1)
+        .build()
+        .unwrap();
     let fields: Vec<String> = match m.to_value() {
         serde_json::Value::Object(o) => o.keys().cloned().collect(),
         _ => unreachable!(),
     };
     assert_eq!(
         fields,
-        ["content_hash", "generation", "kind", "produced_at", "rows", "schema_hash", "shape", "since", "table", "tombstones", "version", "window"]
+        [
+            "content_hash",
+            "generation",
+            "kind",
+            "produced_at",
+            "rows",
+            "schema_hash",
+            "shape",
+            "since",
+            "table",
+            "tombstones",
+            "version",
+            "window"
+        ]
     );
 }
 
@@ -302,6 +457,11 @@ fn integer_window_bounds_stay_in_the_portable_range() {
         .column("part", LogicalType::Int)
         .build()
         .unwrap();
-    let e = c.manifest("w", hour(1)).window(Window::new(0, 1i64 << 53)).rows(0).build().unwrap_err();
+    let e = c
+        .manifest("w", hour(1))
+        .window(Window::new(0, 1i64 << 53))
+        .rows(0)
+        .build()
+        .unwrap_err();
     assert_eq!(e.problem().rule, "DOMAIN-14");
 }

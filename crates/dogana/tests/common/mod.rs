@@ -37,11 +37,16 @@ pub fn orders_builder() -> ContractBuilder {
         .shape("full", Shape::full().cost(10.0))
         .shape(
             "last3",
-            Shape::window().size(Duration::from_days(3).unwrap()).cost(2.0),
+            Shape::window()
+                .size(Duration::from_days(3).unwrap())
+                .cost(2.0),
         )
         .shape("changes", Shape::changes(Deletions::Tombstone))
         .shape("patch", Shape::changes(Deletions::None))
-        .shape("window_changes", Shape::window_changes(Deletions::Tombstone))
+        .shape(
+            "window_changes",
+            Shape::window_changes(Deletions::Tombstone),
+        )
         .window_column("order_date")
         .cursor_column("updated_at")
         .deleted_column("deleted")
