@@ -462,7 +462,7 @@ impl Ledger {
     }
 
     fn span_of(&self, w: &Window) -> Span {
-        Span::Part(Start::of(&w.low), w.high.successor().map(|v| Start::At(v)))
+        Span::Part(Start::of(&w.low), w.high.successor().map(Start::At))
     }
 
     /// The dates of every region overlapping the span, in order, with a region for messages.
@@ -745,7 +745,7 @@ impl Ledger {
 
     fn split(&mut self, at: &Start) {
         if !self.points.contains_key(at) {
-            let d = self.points.get_prev(at).map_or(None, |(_, d)| *d);
+            let d = self.points.get_prev(at).and_then(|(_, d)| *d);
             self.points.insert(at.clone(), d);
         }
     }

@@ -447,7 +447,7 @@ impl Duration {
 
     /// Whole seconds, when the duration has no fraction.
     pub fn whole_seconds(self) -> Option<i64> {
-        (self.micros % 1_000_000 == 0).then(|| (self.micros / 1_000_000) as i64)
+        (self.micros % 1_000_000 == 0).then_some((self.micros / 1_000_000) as i64)
     }
 
     /// The length in seconds as a binary64 number (exact, by construction).
