@@ -66,9 +66,11 @@ pub use error::{
     RejectedDelivery, SerializationError,
 };
 pub use gate::{Check, Gate, Outcome, Receipt, NO_PUBLICATION};
+pub use group::{plan_together, Group, TOGETHER};
 pub use ledger::{chain, Dates, Ledger, Region};
 pub use manifest::{Manifest, ManifestBuilder, Position, Since};
 pub use plan::{Action, ActionKind, ApplyPlan, Transition};
+pub use planning::{next_extraction, plan_delivery, Extraction, Requirement};
 pub use shape::{Checkpoint, Coverage, Deletions, Shape};
 pub use time::{Date, Duration, TimeError, Timestamp};
 pub use value::{LogicalType, Value, Window};

@@ -427,7 +427,7 @@ fn each_acceptance_extends_the_chain() {
     // rule: TRANS-13, RECV-14
     let c = orders();
     let m = full(&c, hour(1));
-    let l = applied(&c, &[m.clone()]);
+    let l = applied(&c, std::slice::from_ref(&m));
     assert_eq!(
         l.publication_id(),
         Some(dogana::chain(None, &c.identity(), &m.identity()).as_str())

@@ -420,7 +420,7 @@ fn the_vectors_cover_the_edges() {
     }
     let kinds: std::collections::BTreeSet<&str> =
         cases.iter().map(|c| c["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds.len(), 12, "{kinds:?}");
+    assert_eq!(kinds.len(), 14, "{kinds:?}");
 }
 
 #[test]

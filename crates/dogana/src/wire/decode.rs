@@ -1083,3 +1083,43 @@ impl FromWire for Claims {
         Ok(Claims::new(at, limit, regions))
     }
 }
+
+impl FromWire for crate::planning::Requirement {
+    fn from_value(v: &Json) -> Result<Self> {
+        let o = Obj::open(
+            v,
+            "$",
+            Self::KIND,
+            &["table", "complete_as_of", "deletions_as_of", "window"],
+        )?;
+        let mut r = crate::planning::Requirement::new(
+            o.with("table", owned)?,
+            o.with("complete_as_of", datetime)?,
+        );
+        if let Some(d) = o.nullable("deletions_as_of", datetime)? {
+            r = r.with_deletions_as_of(d);
+        }
+        if let Some(w) = o.nullable("window", window)? {
+            r = r.with_window(w);
+        }
+        Ok(r)
+    }
+}
+
+impl FromWire for crate::planning::Extraction {
+    fn from_value(v: &Json) -> Result<Self> {
+        let o = Obj::open(
+            v,
+            "$",
+            Self::KIND,
+            &["table", "shape", "until", "window", "since"],
+        )?;
+        Ok(crate::planning::Extraction::new(
+            o.with("table", owned)?,
+            o.with("shape", owned)?,
+            o.with("until", datetime)?,
+            o.nullable("window", window)?,
+            o.nullable("since", since)?,
+        ))
+    }
+}

@@ -454,6 +454,8 @@ pub fn read_kind(kind: &str, text: &str) -> Option<Result<[String; 3], Serializa
         "Action" => go::<dogana::Action>(text),
         "Claims" => go::<Claims>(text),
         "RegionClaim" => go::<dogana::RegionClaim>(text),
+        "Requirement" => go::<dogana::Requirement>(text),
+        "Extraction" => go::<dogana::Extraction>(text),
         _ => return None,
     })
 }
