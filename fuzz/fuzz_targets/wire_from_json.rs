@@ -6,8 +6,8 @@
 #![no_main]
 
 use dogana::{
-    Action, ApplyPlan, Check, Claims, Contract, FromWire, Ledger, Manifest, Receipt, Region,
-    RegionClaim, Shape, Transition, Wire,
+    Action, ApplyPlan, Check, Claims, Contract, Extraction, FromWire, Ledger, Manifest, Receipt,
+    Region, RegionClaim, Requirement, Shape, Transition, Wire,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -35,4 +35,6 @@ fuzz_target!(|data: &[u8]| {
     round_trip::<Action>(data);
     round_trip::<Claims>(data);
     round_trip::<RegionClaim>(data);
+    round_trip::<Requirement>(data);
+    round_trip::<Extraction>(data);
 });
