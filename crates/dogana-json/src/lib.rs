@@ -29,4 +29,4 @@ mod write;
 
 pub use error::{JsonError, JsonErrorKind};
 pub use parse::{parse, MAX_DEPTH};
-pub use write::{canonical, jcs, jcs_checked, write_python_ascii_string};
+pub use write::{canonical, jcs, jcs_checked, write_jcs_string, write_python_ascii_string};

@@ -255,7 +255,15 @@ fn write_jcs_object(out: &mut String, members: &Map<String, Value>) {
     out.push('}');
 }
 
-fn write_jcs_string(out: &mut String, s: &str) {
+/// Appends `s` as an RFC 8785 string: UTF-8, with only `"`, `\\` and control characters
+/// escaped. For writers that stream a canonical form without building a [`Value`].
+///
+/// ```
+/// let mut out = String::new();
+/// dogana_json::write_jcs_string(&mut out, "é\n");
+/// assert_eq!(out, "\"é\\n\"");
+/// ```
+pub fn write_jcs_string(out: &mut String, s: &str) {
     out.push('"');
     let mut plain_from = 0;
     for (at, c) in s.char_indices() {

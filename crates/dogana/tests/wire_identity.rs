@@ -286,3 +286,74 @@ fn receipt_identity_covers_its_contract() {
         r.identity()
     );
 }
+
+/// The ledger's streamed identity is the identity of its identity form, byte for byte.
+#[test]
+fn streamed_ledger_identity_equals_the_generic_one() {
+    // rule: WIRE-18, LEDGER-15
+    use dogana::{Contract, Deletions, Ledger, LogicalType, Position, Shape, Timestamp, Window};
+    use sha2::Digest;
+    let generic = |l: &Ledger| -> String {
+        sha2::Sha256::digest(dogana_json::jcs(&l.identity_dict()))
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let t = |h: i64| Timestamp::from_micros(1_790_000_000_000_000 + h * 3_600_000_000).unwrap();
+    for window_type in [
+        LogicalType::Int,
+        LogicalType::Str,
+        LogicalType::Date,
+        LogicalType::Datetime,
+    ] {
+        let c = Contract::builder("t\u{e9}\u{1f600}", ["id"])
+            .shape("full", Shape::full())
+            .shape("w", Shape::window())
+            .shape("seq", Shape::sequence(Deletions::None))
+            .window_column("w")
+            .column("id", LogicalType::Int)
+            .column("w", window_type)
+            .build()
+            .unwrap();
+        let bounds = |i: i64| -> Window {
+            match window_type {
+                LogicalType::Int => Window::new(i * 10, i * 10 + 3),
+                LogicalType::Str => Window::new(format!("k\"{i}\n"), format!("k\"{i}\nz")),
+                LogicalType::Date => Window::new(
+                    "2026-01-01"
+                        .parse::<dogana::Date>()
+                        .unwrap()
+                        .checked_add_days(i * 3)
+                        .unwrap(),
+                    "2026-01-01"
+                        .parse::<dogana::Date>()
+                        .unwrap()
+                        .checked_add_days(i * 3 + 1)
+                        .unwrap(),
+                ),
+                _ => Window::new(t(i * 5), t(i * 5 + 2)),
+            }
+        };
+        let mut l = Ledger::new(c.clone());
+        assert_eq!(l.identity(), generic(&l));
+        l = l
+            .apply(
+                &c.manifest("full", t(1))
+                    .generation(Position::Sequence(4))
+                    .rows(1)
+                    .build()
+                    .unwrap(),
+            )
+            .unwrap();
+        for i in 0..20 {
+            let m = c
+                .manifest("w", t(2 + i))
+                .window(bounds(i))
+                .rows(1)
+                .build()
+                .unwrap();
+            l = l.apply(&m).unwrap();
+            assert_eq!(l.identity(), generic(&l), "{window_type} after {i}");
+        }
+    }
+}
