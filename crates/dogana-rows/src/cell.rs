@@ -1,0 +1,571 @@
+//! Typed cells and the parsers of CSV text into them.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use dogana::{Date, LogicalType, Timestamp};
+
+/// One value of a row.
+///
+/// The bound columns (key, window, cursor, deleted) are parsed as the contract's `types` say.
+/// Other columns are given as the file has them: CSV text as [`Cell::Str`] (or
+/// [`Cell::Null`] when empty), NDJSON values by their JSON type, Parquet values by their
+/// column type.
+///
+/// ```
+/// use dogana::LogicalType;
+/// use dogana_rows::Cell;
+/// assert_eq!(Cell::parse("42", LogicalType::Int), Ok(Cell::Int(42)));
+/// assert_eq!(Cell::parse("", LogicalType::Int), Ok(Cell::Null));
+/// assert!(Cell::parse("2026-10-26T00:00:00", LogicalType::Datetime).is_err()); // naive: refused
+/// assert_eq!(Cell::parse("1", LogicalType::Bool), Ok(Cell::Bool(true)));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell<'a> {
+    /// No value: an empty CSV field, a JSON `null` or a missing NDJSON key.
+    Null,
+    /// An integer.
+    Int(i64),
+    /// A binary64 number.
+    Float(f64),
+    /// A string (borrowed from the record when it can be).
+    Str(Cow<'a, str>),
+    /// A boolean.
+    Bool(bool),
+    /// A calendar date.
+    Date(Date),
+    /// A UTC instant (an offset in the file is normalized to UTC).
+    Datetime(Timestamp),
+}
+
+impl Cell<'_> {
+    /// Whether the cell is [`Cell::Null`].
+    pub fn is_null(&self) -> bool {
+        matches!(self, Cell::Null)
+    }
+
+    /// The cell with its string owned.
+    pub fn into_owned(self) -> Cell<'static> {
+        match self {
+            Cell::Null => Cell::Null,
+            Cell::Int(i) => Cell::Int(i),
+            Cell::Float(f) => Cell::Float(f),
+            Cell::Str(s) => Cell::Str(Cow::Owned(s.into_owned())),
+            Cell::Bool(b) => Cell::Bool(b),
+            Cell::Date(d) => Cell::Date(d),
+            Cell::Datetime(t) => Cell::Datetime(t),
+        }
+    }
+
+    /// Parses CSV text as a value of `ty`, the way bound columns are parsed: an empty text is
+    /// null; `int` is `-?[0-9]+` within i64; `float` is Rust's (and Python's) decimal or
+    /// exponent notation, `inf` and `nan`; `bool` is `true`/`false` (also `True`/`False`,
+    /// `TRUE`/`FALSE`), `1`/`0` or `t`/`f`; `date` is `YYYY-MM-DD`; `datetime` is RFC 3339 with
+    /// `Z` or a `±HH:MM` offset, `T` or a space between date and time, at most six fractional
+    /// digits. A datetime without an offset is refused (CHECK-17).
+    pub fn parse(text: &str, ty: LogicalType) -> Result<Cell<'_>, String> {
+        Ok(match parse_typed(text.as_bytes(), ty)? {
+            Typed::Text => Cell::Str(Cow::Borrowed(text)),
+            t => t.to_cell(""),
+        })
+    }
+}
+
+impl fmt::Display for Cell<'_> {
+    /// Values as the protocol writes them; strings quoted with Rust's escapes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cell::Null => f.write_str("null"),
+            Cell::Int(i) => write!(f, "{i}"),
+            Cell::Float(x) => write!(f, "{x}"),
+            Cell::Str(s) => write!(f, "{s:?}"),
+            Cell::Bool(b) => write!(f, "{b}"),
+            Cell::Date(d) => write!(f, "{d}"),
+            Cell::Datetime(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+/// A parsed bound value without a lifetime: strings stay in the record ([`Typed::Text`]), so
+/// one `Vec<Typed>` serves every row without allocating.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Typed {
+    Null,
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Date(Date),
+    Datetime(Timestamp),
+    /// A string: the record's text for this column.
+    Text,
+    /// A bound value that did not parse as its type.
+    Bad,
+}
+
+impl Typed {
+    pub(crate) fn to_cell(self, text: &str) -> Cell<'_> {
+        match self {
+            Typed::Null | Typed::Bad => Cell::Null,
+            Typed::Int(i) => Cell::Int(i),
+            Typed::Float(x) => Cell::Float(x),
+            Typed::Bool(b) => Cell::Bool(b),
+            Typed::Date(d) => Cell::Date(d),
+            Typed::Datetime(t) => Cell::Datetime(t),
+            Typed::Text => Cell::Str(Cow::Borrowed(text)),
+        }
+    }
+}
+
+/// Shows a field in an error message: quoted, escaped, and cut after 40 characters.
+pub(crate) fn show(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if text.chars().count() > 40 {
+        let cut: String = text.chars().take(40).collect();
+        format!("{cut:?}...")
+    } else {
+        format!("{text:?}")
+    }
+}
+
+/// Up to eight ASCII digits into their value, all at once; None if one is not a digit.
+#[inline]
+fn digits8(d: &[u8]) -> Option<u64> {
+    // the digits in the high bytes, '0's below, built in a register (no store to reload)
+    let mut v: u64 = 0x3030_3030_3030_3030;
+    for &c in d {
+        v = (v >> 8) | (u64::from(c) << 56);
+    }
+    swar8(v)
+}
+
+/// Eight ASCII digits in a little-endian word, the first in the lowest byte, into their value.
+#[inline(always)]
+fn swar8(v: u64) -> Option<u64> {
+    // every byte in 0x30..=0x39: high nibble 3, and still so after adding 6
+    if (v & 0xf0f0_f0f0_f0f0_f0f0) != 0x3030_3030_3030_3030
+        || (v.wrapping_add(0x0606_0606_0606_0606) & 0xf0f0_f0f0_f0f0_f0f0) != 0x3030_3030_3030_3030
+    {
+        return None;
+    }
+    let v = (v & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561) >> 8;
+    let v = (v & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601) >> 16;
+    Some((v & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001) >> 32)
+}
+
+/// [`parse_int`] of `data[a..b]`, reading the field with one 8-byte load when the buffer has
+/// eight bytes from `a` on.
+#[inline(always)]
+pub(crate) fn parse_int_in(data: &[u8], a: usize, b: usize) -> Option<i64> {
+    let n = b - a;
+    if (1..=8).contains(&n) {
+        if let Some(w) = data.get(a..a + 8) {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            // the field's n bytes up to the high end, '0's below
+            let v = (w << (8 * (8 - n)))
+                | 0x3030_3030_3030_3030u64
+                    .checked_shr(8 * n as u32)
+                    .unwrap_or(0);
+            if let Some(v) = swar8(v) {
+                return Some(v as i64);
+            }
+        }
+    }
+    parse_int(&data[a..b])
+}
+
+/// `-?[0-9]+` into an i64, by hand (the standard parser also takes `+` and is slower).
+#[inline]
+pub(crate) fn parse_int(b: &[u8]) -> Option<i64> {
+    let (neg, digits) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        _ => (false, b),
+    };
+    let v = match digits.len() {
+        1..=8 => digits8(digits)?,
+        9..=16 => {
+            let split = digits.len() - 8;
+            digits8(&digits[..split])? * 100_000_000 + digits8(&digits[split..])?
+        }
+        17..=19 => {
+            let (a, rest) = digits.split_at(digits.len() - 16);
+            let (b, c) = rest.split_at(8);
+            // 19 digits never overflow u64
+            (digits8(a)? * 100_000_000 + digits8(b)?) * 100_000_000 + digits8(c)?
+        }
+        _ => return None,
+    };
+    if neg {
+        if v <= i64::MAX as u64 + 1 {
+            Some((v as i64).wrapping_neg())
+        } else {
+            None
+        }
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
+/// A digit's value, or 10 or more for any other byte.
+#[inline(always)]
+fn dig(c: u8) -> u32 {
+    u32::from(c.wrapping_sub(b'0'))
+}
+
+/// Whether any of the values is not a digit's (checked all at once).
+#[inline(always)]
+fn any_bad(d: &[u32]) -> bool {
+    d.iter().fold(0, |acc, &x| acc | ((x + 6) & !15)) != 0
+}
+
+/// `YYYY-MM-DD`, exactly ten bytes.
+#[inline]
+pub(crate) fn parse_date(b: &[u8]) -> Option<Date> {
+    let s: &[u8; 10] = b.try_into().ok()?;
+    let d = [
+        dig(s[0]),
+        dig(s[1]),
+        dig(s[2]),
+        dig(s[3]),
+        dig(s[5]),
+        dig(s[6]),
+        dig(s[8]),
+        dig(s[9]),
+    ];
+    if any_bad(&d) || s[4] != b'-' || s[7] != b'-' {
+        return None;
+    }
+    let year = d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3];
+    let (month, day) = (d[4] * 10 + d[5], d[6] * 10 + d[7]);
+    if year == 0 || !(1..=12).contains(&month) || day == 0 || day > month_days(year, month) {
+        return None;
+    }
+    Date::from_days_since_epoch(days_from_civil(i64::from(year), month, day))
+}
+
+/// The days in a month, for the datetime fast path.
+fn month_days(year: u32, month: u32) -> u32 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        _ => 28,
+    }
+}
+
+/// Days from 1970-01-01 of a date of years 1 to 9999 (Howard Hinnant's algorithm, as the
+/// core's calendar, in unsigned arithmetic: the year before March of year 1 is 0, never
+/// negative, so the divisions by constants compile to multiplications).
+#[inline(always)]
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = year as u32 - u32::from(month <= 2);
+    let era = y / 400;
+    let yoe = y - era * 400;
+    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    i64::from(era) * 146_097 + i64::from(doe) - 719_468
+}
+
+/// RFC 3339 with an offset, by hand for the common forms (`...:SS` then `Z`, `±HH:MM`, or a
+/// fraction of up to six digits then one of them). Returns `Err(true)` when the text has no
+/// offset, `Err(false)` for any other malformation.
+#[inline]
+pub(crate) fn parse_datetime(b: &[u8]) -> Result<Timestamp, bool> {
+    let Some(s) = b.first_chunk::<19>() else {
+        return Err(false);
+    };
+    let d = [
+        dig(s[0]),
+        dig(s[1]),
+        dig(s[2]),
+        dig(s[3]),
+        dig(s[5]),
+        dig(s[6]),
+        dig(s[8]),
+        dig(s[9]),
+        dig(s[11]),
+        dig(s[12]),
+        dig(s[14]),
+        dig(s[15]),
+        dig(s[17]),
+        dig(s[18]),
+    ];
+    if any_bad(&d)
+        || s[4] != b'-'
+        || s[7] != b'-'
+        || !(s[10] == b'T' || s[10] == b' ')
+        || s[13] != b':'
+        || s[16] != b':'
+    {
+        return Err(false);
+    }
+    let year = d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3];
+    let (month, day) = (d[4] * 10 + d[5], d[6] * 10 + d[7]);
+    let (hh, mm, ss) = (d[8] * 10 + d[9], d[10] * 10 + d[11], d[12] * 10 + d[13]);
+    if year == 0
+        || !(1..=12).contains(&month)
+        || day == 0
+        || day > month_days(year, month)
+        || hh > 23
+        || mm > 59
+        || ss > 59
+    {
+        return Err(false);
+    }
+    let mut at = 19;
+    let mut frac: i64 = 0;
+    if b.get(at) == Some(&b'.') {
+        at += 1;
+        let start = at;
+        while at < b.len() && b[at].is_ascii_digit() {
+            frac = frac * 10 + i64::from(b[at] - b'0');
+            at += 1;
+        }
+        let n = at - start;
+        if n == 0 || n > 6 {
+            return Err(false);
+        }
+        frac *= 10i64.pow((6 - n) as u32);
+    }
+    let offset_minutes: i64 = match b.get(at) {
+        Some(b'Z') if b.len() == at + 1 => 0,
+        Some(&sign @ (b'+' | b'-')) if b.len() == at + 6 && b[at + 3] == b':' => {
+            let o = [
+                dig(b[at + 1]),
+                dig(b[at + 2]),
+                dig(b[at + 4]),
+                dig(b[at + 5]),
+            ];
+            let (oh, om) = (o[0] * 10 + o[1], o[2] * 10 + o[3]);
+            if any_bad(&o) || oh > 23 || om > 59 {
+                return Err(false);
+            }
+            let total = i64::from(oh * 60 + om);
+            if sign == b'-' {
+                -total
+            } else {
+                total
+            }
+        }
+        None => return Err(true),
+        _ => return Err(false),
+    };
+    let days = days_from_civil(i64::from(year), month, day);
+    let local = days * 86_400_000_000
+        + (i64::from(hh) * 3600 + i64::from(mm) * 60 + i64::from(ss)) * 1_000_000
+        + frac;
+    Timestamp::from_micros(local - offset_minutes * 60_000_000).ok_or(false)
+}
+
+/// The spellings of a bool: see [`Cell::parse`].
+#[inline]
+pub(crate) fn parse_bool(b: &[u8]) -> Option<bool> {
+    match b {
+        b"true" | b"True" | b"TRUE" | b"1" | b"t" => Some(true),
+        b"false" | b"False" | b"FALSE" | b"0" | b"f" => Some(false),
+        _ => None,
+    }
+}
+
+/// [`parse_typed`] of the field `data[a..b]`, whose buffer may be read past the field.
+#[inline(always)]
+pub(crate) fn parse_typed_in(
+    data: &[u8],
+    a: usize,
+    b: usize,
+    ty: LogicalType,
+) -> Result<Typed, String> {
+    if ty == LogicalType::Int && a < b {
+        if let Some(v) = parse_int_in(data, a, b) {
+            return Ok(Typed::Int(v));
+        }
+    }
+    parse_typed(&data[a..b], ty)
+}
+
+/// Parses one CSV field as `ty`; empty is null. The error says what was expected.
+#[inline]
+pub(crate) fn parse_typed(b: &[u8], ty: LogicalType) -> Result<Typed, String> {
+    if b.is_empty() {
+        return Ok(Typed::Null);
+    }
+    let bad = |what: &str| format!("{} is not {what}", show(b));
+    match ty {
+        LogicalType::Int => parse_int(b)
+            .map(Typed::Int)
+            .ok_or_else(|| bad("an int (-?[0-9]+ within 64 bits)")),
+        LogicalType::Date => parse_date(b)
+            .map(Typed::Date)
+            .ok_or_else(|| bad("a date (YYYY-MM-DD)")),
+        LogicalType::Datetime => parse_datetime(b).map(Typed::Datetime).map_err(|naive| {
+            if naive {
+                format!(
+                    "{} has no UTC offset; a datetime in a read carries Z or ±HH:MM (CHECK-17)",
+                    show(b)
+                )
+            } else {
+                bad("an RFC 3339 datetime with a UTC offset")
+            }
+        }),
+        LogicalType::Bool => parse_bool(b)
+            .map(Typed::Bool)
+            .ok_or_else(|| bad("a bool (true/false, 1/0 or t/f)")),
+        LogicalType::Float => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .map(Typed::Float)
+            .ok_or_else(|| bad("a float")),
+        LogicalType::Str => match std::str::from_utf8(b) {
+            Ok(_) => Ok(Typed::Text),
+            Err(_) => Err(format!("{} is not valid UTF-8", show(b))),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints() {
+        assert_eq!(parse_int(b"0"), Some(0));
+        assert_eq!(parse_int(b"-42"), Some(-42));
+        assert_eq!(parse_int(b"007"), Some(7));
+        assert_eq!(parse_int(b"9223372036854775807"), Some(i64::MAX));
+        assert_eq!(parse_int(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_int(b"9223372036854775808"), None);
+        assert_eq!(parse_int(b"99999999999999999999"), None);
+        assert_eq!(
+            parse_int(b"1234567890123456789"),
+            Some(1_234_567_890_123_456_789)
+        );
+        assert_eq!(parse_int(b"-000000000000000000001"), None);
+        assert_eq!(parse_int(b"12345678"), Some(12_345_678));
+        assert_eq!(parse_int(b"123456789"), Some(123_456_789));
+        assert_eq!(parse_int(b"1234567890123456"), Some(1_234_567_890_123_456));
+        assert_eq!(
+            parse_int(b"12345678901234567"),
+            Some(12_345_678_901_234_567)
+        );
+        for n in [
+            0i64,
+            9,
+            10,
+            99_999_999,
+            100_000_000,
+            -7,
+            i64::MAX,
+            i64::MIN + 1,
+            4_294_967_296,
+        ] {
+            assert_eq!(parse_int(n.to_string().as_bytes()), Some(n));
+        }
+        for bad in [
+            &b"12a4"[..],
+            b"1/",
+            b"1:",
+            b"12345678/",
+            b"9223372036854775808",
+        ] {
+            assert_eq!(parse_int(bad), None, "{bad:?}");
+        }
+        for bad in [&b""[..], b"-", b"+1", b"1.0", b" 1", b"1e3", b"0x1"] {
+            assert_eq!(parse_int(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ints_in_a_buffer() {
+        let data = b"1234567,-5,12345678,123456789,x1,,0";
+        let mut at = 0;
+        let want = [
+            Some(1_234_567),
+            Some(-5),
+            Some(12_345_678),
+            Some(123_456_789),
+            None,
+            None,
+            Some(0),
+        ];
+        for (field, want) in data.split(|&c| c == b',').zip(want) {
+            let (a, b) = (at, at + field.len());
+            assert_eq!(
+                parse_int_in(data, a, b).filter(|_| a < b),
+                want,
+                "{:?}",
+                &data[a..b]
+            );
+            assert_eq!(parse_int(field), want);
+            at = b + 1;
+        }
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_date(b"2026-10-26"), "2026-10-26".parse().ok());
+        assert_eq!(parse_date(b"2024-02-29"), "2024-02-29".parse().ok());
+        let mut d = Date::MIN;
+        while let Some(next) = d.checked_add_days(7) {
+            assert_eq!(parse_date(d.to_string().as_bytes()), Some(d));
+            d = next;
+        }
+        for bad in [
+            &b"2026-02-29"[..],
+            b"2026-1-26",
+            b"2026-10-26T",
+            b"0000-01-01",
+            b"2026/10/26",
+        ] {
+            assert_eq!(parse_date(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn datetimes_agree_with_the_core() {
+        // rule: CHECK-17
+        for ok in [
+            "2026-10-26T06:00:00Z",
+            "2026-10-26T06:00:00+02:00",
+            "2026-10-26T06:00:00.5-04:30",
+            "2026-10-26T06:00:00.123456Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59.999999Z",
+            "2024-02-29T23:59:59+14:00",
+        ] {
+            let core: Timestamp = ok.parse().unwrap();
+            assert_eq!(parse_datetime(ok.as_bytes()), Ok(core), "{ok}");
+        }
+        assert_eq!(
+            parse_datetime(b"2026-10-26 06:00:00Z"),
+            Ok("2026-10-26T06:00:00Z".parse().unwrap())
+        );
+        assert_eq!(parse_datetime(b"2026-10-26T06:00:00"), Err(true));
+        assert_eq!(parse_datetime(b"2026-10-26T06:00:00.25"), Err(true));
+        for bad in [
+            "2026-10-26T06:00:00z",
+            "2026-10-26T24:00:00Z",
+            "2026-10-26T06:00:60Z",
+            "2026-10-26T06:00:00.1234567Z",
+            "2026-10-26T06:00:00.Z",
+            "2026-10-26T06:00:00+0200",
+            "2026-10-26T06:00:00+24:00",
+            "2026-02-30T06:00:00Z",
+            "0001-01-01T00:00:00+01:00",
+            "2026-10-26",
+        ] {
+            assert_eq!(parse_datetime(bad.as_bytes()), Err(false), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bools() {
+        for t in ["true", "True", "TRUE", "1", "t"] {
+            assert_eq!(parse_bool(t.as_bytes()), Some(true));
+        }
+        for f in ["false", "False", "FALSE", "0", "f"] {
+            assert_eq!(parse_bool(f.as_bytes()), Some(false));
+        }
+        for bad in ["yes", "no", "2", " true", "tRUE", "T", "F"] {
+            assert_eq!(parse_bool(bad.as_bytes()), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! CSV: a header row, then one record per row; an empty field is null.
+
+use std::borrow::Cow;
+use std::io::Read;
+
+use dogana::LogicalType;
+
+use crate::cell::{parse_typed_in, show, Cell, Typed};
+use crate::checker::{Checker, Slot};
+use crate::csv_fast::Records;
+use crate::error::RowsError;
+use crate::row::{csv_field, Raw, Row};
+use crate::{Options, RowCallback};
+
+/// Where each bound column sits in the file.
+pub(crate) struct Layout {
+    pub(crate) keys: Vec<Option<usize>>,
+    pub(crate) window: Option<usize>,
+    pub(crate) cursor: Option<usize>,
+    pub(crate) deleted: Option<usize>,
+    /// (column, type) of every bound column present in the file
+    pub(crate) bound: Vec<(usize, LogicalType)>,
+}
+
+impl Layout {
+    pub(crate) fn new(checker: &Checker, columns: &[String]) -> Layout {
+        let spec = &checker.spec;
+        let find = |name: &str| columns.iter().position(|c| c == name);
+        let mut seen = std::collections::HashSet::new();
+        // a repeated column name binds its first occurrence only
+        let bound = columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| seen.insert(c.as_str()))
+            .filter_map(|(i, c)| spec.bound_type(c).map(|t| (i, t)))
+            .collect();
+        Layout {
+            keys: spec.key_cols.iter().map(|k| find(k)).collect(),
+            window: spec.window_col.as_ref().and_then(|(c, _)| find(c)),
+            cursor: spec.cursor_col.as_ref().and_then(|(c, _)| find(c)),
+            deleted: spec.deleted_col.as_deref().and_then(find),
+            bound,
+        }
+    }
+}
+
+/// The header's problems: names that are not UTF-8, names that repeat.
+pub(crate) fn header_names(fields: Vec<&[u8]>, checker: &mut Checker) -> Vec<String> {
+    let mut columns: Vec<String> = Vec::with_capacity(fields.len());
+    for (i, f) in fields.into_iter().enumerate() {
+        let name = match std::str::from_utf8(f) {
+            Ok(s) => s.to_owned(),
+            Err(_) => {
+                checker.file_problem(format!(
+                    "line 1: the name of column {} is not valid UTF-8: {}",
+                    i + 1,
+                    show(f)
+                ));
+                String::from_utf8_lossy(f).into_owned()
+            }
+        };
+        if columns.contains(&name) {
+            checker.file_problem(format!("line 1: column {name} appears twice in the header"));
+        }
+        columns.push(name);
+    }
+    columns
+}
+
+/// The slot of a bound column in the current record.
+#[inline]
+fn slot_of<'a>(
+    data: &'a [u8],
+    ranges: &[(usize, usize)],
+    typed: &[Option<Typed>],
+    i: Option<usize>,
+) -> Slot<'a> {
+    let Some(i) = i else { return Slot::Absent };
+    match typed[i] {
+        None | Some(Typed::Bad) => Slot::Bad,
+        Some(Typed::Text) => Slot::Val(Cell::Str(Cow::Borrowed(
+            std::str::from_utf8(csv_field(data, ranges, i).unwrap_or_default()).unwrap_or_default(),
+        ))),
+        Some(t) => Slot::Val(t.to_cell("")),
+    }
+}
+
+/// Checks CSV records once the header is known.
+pub(crate) struct Body {
+    pub(crate) columns: Vec<String>,
+    layout: Layout,
+    typed: Vec<Option<Typed>>,
+}
+
+impl Body {
+    /// Reads the header record; refuses to go on when the column hash will need types the
+    /// receiver did not give.
+    pub(crate) fn new(
+        checker: &mut Checker,
+        column_types: &[(String, String)],
+        data: &[u8],
+        ranges: &[(usize, usize)],
+    ) -> Result<Body, RowsError> {
+        let columns = header_names(ranges.iter().map(|&(a, b)| &data[a..b]).collect(), checker);
+        checker.require_types(&columns, column_types)?;
+        let layout = Layout::new(checker, &columns);
+        let typed = vec![None; columns.len()];
+        Ok(Body {
+            columns,
+            layout,
+            typed,
+        })
+    }
+
+    /// Checks one record (`ascii`: known to be ASCII, so valid UTF-8) and hands it to
+    /// `on_row` when it parses.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record(
+        &mut self,
+        checker: &mut Checker,
+        on_row: &mut RowCallback<'_>,
+        line: u64,
+        data: &[u8],
+        ranges: &[(usize, usize)],
+        ascii: bool,
+    ) -> Result<(), RowsError> {
+        let (columns, layout, typed) = (&self.columns, &self.layout, &mut self.typed);
+        let n = columns.len();
+        if ranges.len() != n {
+            let got = ranges.len();
+            checker.unreadable(line, || {
+                format!("{got} fields where the header has {n} (a ragged or truncated row)")
+            });
+            return Ok(());
+        }
+        let mut error: Option<String> = None;
+        if !ascii && std::str::from_utf8(data).is_err() {
+            let (i, f) = ranges
+                .iter()
+                .map(|&(a, b)| &data[a..b])
+                .enumerate()
+                .find(|(_, f)| std::str::from_utf8(f).is_err())
+                .unwrap_or((0, b""));
+            error = Some(format!(
+                "column {}: not valid UTF-8: {}",
+                columns[i],
+                show(f)
+            ));
+        }
+        for &(i, ty) in &layout.bound {
+            let (a, b) = ranges[i];
+            typed[i] = Some(match parse_typed_in(data, a, b, ty) {
+                Ok(t) => t,
+                Err(why) => {
+                    if error.is_none() {
+                        error = Some(format!("column {}: {why}", columns[i]));
+                    }
+                    Typed::Bad
+                }
+            });
+        }
+        checker.key_start();
+        for (k, &i) in layout.keys.iter().enumerate() {
+            checker.key_part(k, &slot_of(data, ranges, typed, i));
+        }
+        let ok = error.is_none();
+        let tomb = checker.row(
+            line,
+            slot_of(data, ranges, typed, layout.deleted),
+            slot_of(data, ranges, typed, layout.window),
+            slot_of(data, ranges, typed, layout.cursor),
+            error,
+        );
+        if let (true, Some(tombstone)) = (ok, tomb) {
+            on_row(&Row {
+                columns,
+                typed,
+                raw: Raw::Csv { data, ranges },
+                line,
+                tombstone,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// The problem of a CSV file without a header.
+pub(crate) const EMPTY_FILE: &str = "the file is empty: a CSV delivery begins with a header row";
+
+/// Reads a CSV delivery from `input` in this thread, feeding `checker`; returns the columns.
+pub(crate) fn run<R: Read>(
+    input: R,
+    checker: &mut Checker,
+    options: &Options,
+    column_types: &[(String, String)],
+    on_row: &mut RowCallback<'_>,
+) -> Result<(Vec<String>, R), RowsError> {
+    let mut records = Records::new(input, options.delimiter);
+    if !records.next_record()? {
+        checker.file_problem(EMPTY_FILE.into());
+        return Ok((Vec::new(), records.into_inner()));
+    }
+    let mut body = {
+        let (data, ranges) = records.parts();
+        Body::new(checker, column_types, data, ranges)?
+    };
+    while records.next_record()? {
+        let (data, ranges) = records.parts();
+        body.record(checker, on_row, records.line(), data, ranges, records.is_ascii())?;
+    }
+    Ok((body.columns, records.into_inner()))
+}

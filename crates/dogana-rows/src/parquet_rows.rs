@@ -1,0 +1,299 @@
+//! Parquet (feature `parquet`). Its footer comes last, so it cannot be parsed as it streams:
+//! the bytes are hashed while they are spooled to an unnamed temporary file (or, for a path,
+//! hashed in a first read), and the row groups are read in a second, one batch of rows at a
+//! time.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{self, Read, Seek};
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, TimeUnit};
+use dogana::{Date, LogicalType, Timestamp};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::cell::{Cell, Typed};
+use crate::checker::{Checker, Slot};
+use crate::csv_rows::{header_names, Layout};
+use crate::error::RowsError;
+use crate::hash::{HashingReader, BUFFER_SIZE};
+use crate::row::{Raw, Row};
+use crate::RowCallback;
+
+/// Rows per batch.
+const BATCH_ROWS: usize = 8192;
+
+/// The logical type name a Parquet column's Arrow type maps to, when it has one
+/// (CONTRACT-19): integers `int`, floats `float`, strings `str`, booleans `bool`, dates
+/// `date`, timestamps with a time zone `datetime`, decimals `decimal(p,s)`.
+pub(crate) fn type_name(ty: &DataType) -> Option<String> {
+    Some(match ty {
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::UInt64 => "int".into(),
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => "float".into(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => "str".into(),
+        DataType::Boolean => "bool".into(),
+        DataType::Date32 | DataType::Date64 => "date".into(),
+        DataType::Timestamp(_, Some(_)) => "datetime".into(),
+        DataType::Decimal128(p, s) | DataType::Decimal256(p, s) => format!("decimal({p},{s})"),
+        _ => return None,
+    })
+}
+
+/// A value as the file types it.
+pub(crate) fn natural(batch: &RecordBatch, col: usize, row: usize) -> Cell<'_> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::*;
+    let a = batch.column(col);
+    if a.is_null(row) {
+        return Cell::Null;
+    }
+    macro_rules! int {
+        ($t:ty) => {
+            Cell::Int(i64::from(a.as_primitive::<$t>().value(row)))
+        };
+    }
+    match a.data_type() {
+        DataType::Int8 => int!(Int8Type),
+        DataType::Int16 => int!(Int16Type),
+        DataType::Int32 => int!(Int32Type),
+        DataType::Int64 => int!(Int64Type),
+        DataType::UInt8 => int!(UInt8Type),
+        DataType::UInt16 => int!(UInt16Type),
+        DataType::UInt32 => int!(UInt32Type),
+        DataType::UInt64 => {
+            let v = a.as_primitive::<UInt64Type>().value(row);
+            i64::try_from(v).map_or(Cell::Str(Cow::Owned(v.to_string())), Cell::Int)
+        }
+        DataType::Float32 => Cell::Float(f64::from(a.as_primitive::<Float32Type>().value(row))),
+        DataType::Float64 => Cell::Float(a.as_primitive::<Float64Type>().value(row)),
+        DataType::Utf8 => Cell::Str(Cow::Borrowed(a.as_string::<i32>().value(row))),
+        DataType::LargeUtf8 => Cell::Str(Cow::Borrowed(a.as_string::<i64>().value(row))),
+        DataType::Utf8View => Cell::Str(Cow::Borrowed(a.as_string_view().value(row))),
+        DataType::Boolean => Cell::Bool(a.as_boolean().value(row)),
+        DataType::Date32 => {
+            let d = a.as_primitive::<Date32Type>().value(row);
+            Date::from_days_since_epoch(i64::from(d)).map_or(Cell::Null, Cell::Date)
+        }
+        DataType::Date64 => {
+            let ms = a.as_primitive::<Date64Type>().value(row);
+            Date::from_days_since_epoch(ms.div_euclid(86_400_000)).map_or(Cell::Null, Cell::Date)
+        }
+        DataType::Timestamp(unit, tz) => {
+            let v = match unit {
+                TimeUnit::Second => a
+                    .as_primitive::<TimestampSecondType>()
+                    .value(row)
+                    .checked_mul(1_000_000),
+                TimeUnit::Millisecond => a
+                    .as_primitive::<TimestampMillisecondType>()
+                    .value(row)
+                    .checked_mul(1000),
+                TimeUnit::Microsecond => {
+                    Some(a.as_primitive::<TimestampMicrosecondType>().value(row))
+                }
+                TimeUnit::Nanosecond => Some(
+                    a.as_primitive::<TimestampNanosecondType>()
+                        .value(row)
+                        .div_euclid(1000),
+                ),
+            };
+            match (v.and_then(Timestamp::from_micros), tz) {
+                (Some(t), Some(_)) => Cell::Datetime(t),
+                // a naive timestamp: its text, without an offset
+                (Some(t), None) => Cell::Str(Cow::Owned(t.to_string().replace("+00:00", ""))),
+                (None, _) => Cell::Str(Cow::Owned(format!("{v:?} (out of range)"))),
+            }
+        }
+        _ => Cell::Str(Cow::Owned(
+            arrow_cast::display::array_value_to_string(a, row).unwrap_or_default(),
+        )),
+    }
+}
+
+/// Text for [`Row::raw`]: values as the protocol writes them.
+pub(crate) fn plain_text(c: &Cell<'_>) -> String {
+    match c {
+        Cell::Str(s) => s.to_string(),
+        Cell::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// A natural value as a bound column of type `ty`.
+fn typed(c: &Cell<'_>, ty: LogicalType, arrow: &DataType) -> Result<Typed, String> {
+    Ok(match (ty, c) {
+        (_, Cell::Null) => Typed::Null,
+        (LogicalType::Int, Cell::Int(i)) => Typed::Int(*i),
+        (LogicalType::Float, Cell::Float(x)) => Typed::Float(*x),
+        (LogicalType::Float, Cell::Int(i)) => Typed::Float(*i as f64),
+        (LogicalType::Str, Cell::Str(_)) if type_name(arrow).as_deref() == Some("str") => Typed::Text,
+        (LogicalType::Bool, Cell::Bool(b)) => Typed::Bool(*b),
+        (LogicalType::Date, Cell::Date(d)) => Typed::Date(*d),
+        (LogicalType::Datetime, Cell::Datetime(t)) => Typed::Datetime(*t),
+        (LogicalType::Datetime, _) if matches!(arrow, DataType::Timestamp(_, None)) => {
+            return Err(format!(
+                "{c} is a timestamp without a time zone; a datetime in a read carries its UTC offset (CHECK-17)"
+            ))
+        }
+        _ => return Err(format!("a {arrow} value, {c}, is not a {ty}")),
+    })
+}
+
+/// Copies `reader` to an unnamed temporary file while hashing it.
+fn spool<R: Read>(reader: R) -> io::Result<(File, u64, String)> {
+    let dir = std::env::temp_dir();
+    let mut n = 0u32;
+    let (path, mut file) = loop {
+        let path = dir.join(format!(".dogana-rows-{}-{n}.parquet", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => break (path, f),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    // the file lives on, unnamed, while it is open
+    let _ = std::fs::remove_file(&path);
+    let mut input = HashingReader::new(reader);
+    let mut buf = vec![0u8; BUFFER_SIZE];
+    loop {
+        let got = input.read(&mut buf)?;
+        if got == 0 {
+            break;
+        }
+        io::Write::write_all(&mut file, &buf[..got])?;
+    }
+    file.rewind()?;
+    let bytes = input.bytes_read();
+    Ok((file, bytes, input.finish()))
+}
+
+/// What reading a Parquet file found besides the checks.
+pub(crate) struct ParquetRead {
+    /// The columns, in file order.
+    pub(crate) columns: Vec<String>,
+    /// The types Parquet gives the columns that have one of the protocol's names.
+    pub(crate) types: Vec<(String, String)>,
+    /// The bytes and their hash.
+    pub(crate) bytes: u64,
+    pub(crate) sha: String,
+}
+
+/// Reads a Parquet delivery, feeding `checker`.
+pub(crate) fn run<R: Read>(
+    reader: R,
+    checker: &mut Checker,
+    on_row: &mut RowCallback<'_>,
+) -> Result<ParquetRead, RowsError> {
+    let (file, bytes, sha) = spool(reader)?;
+    let builder = match ParquetRecordBatchReaderBuilder::try_new(file) {
+        Ok(b) => b.with_batch_size(BATCH_ROWS),
+        Err(e) => {
+            checker.file_problem(format!("not a Parquet file: {e}"));
+            return Ok(ParquetRead {
+                columns: Vec::new(),
+                types: Vec::new(),
+                bytes,
+                sha,
+            });
+        }
+    };
+    let schema = builder.schema().clone();
+    let names: Vec<&[u8]> = schema
+        .fields()
+        .iter()
+        .map(|f| f.name().as_bytes())
+        .collect();
+    let columns = header_names(names, checker);
+    let inferred: Vec<(String, String)> = schema
+        .fields()
+        .iter()
+        .filter_map(|f| type_name(f.data_type()).map(|t| (f.name().clone(), t)))
+        .collect();
+    let layout = Layout::new(checker, &columns);
+    let mut typed_cols: Vec<Option<Typed>> = vec![None; columns.len()];
+    let reader = match builder.build() {
+        Ok(r) => r,
+        Err(e) => {
+            checker.file_problem(format!("the Parquet file cannot be read: {e}"));
+            return Ok(ParquetRead {
+                columns,
+                types: inferred,
+                bytes,
+                sha,
+            });
+        }
+    };
+    let mut line: u64 = 0;
+    for batch in reader {
+        let batch = match batch {
+            Ok(b) => b,
+            Err(e) => {
+                checker.file_problem(format!(
+                    "after row {line}: the Parquet file cannot be read: {e}"
+                ));
+                break;
+            }
+        };
+        for row in 0..batch.num_rows() {
+            line += 1;
+            let mut error: Option<String> = None;
+            for &(i, ty) in &layout.bound {
+                let cell = natural(&batch, i, row);
+                typed_cols[i] = Some(match typed(&cell, ty, batch.column(i).data_type()) {
+                    Ok(t) => t,
+                    Err(why) => {
+                        error.get_or_insert_with(|| format!("column {}: {why}", columns[i]));
+                        Typed::Bad
+                    }
+                });
+            }
+            let slot = |i: Option<usize>| -> Slot<'_> {
+                let Some(i) = i else { return Slot::Absent };
+                match typed_cols[i] {
+                    None | Some(Typed::Bad) => Slot::Bad,
+                    Some(Typed::Text) => Slot::Val(natural(&batch, i, row)),
+                    Some(t) => Slot::Val(t.to_cell("")),
+                }
+            };
+            checker.key_start();
+            for (k, &i) in layout.keys.iter().enumerate() {
+                checker.key_part(k, &slot(i));
+            }
+            let ok = error.is_none();
+            let tomb = checker.row(
+                line,
+                slot(layout.deleted),
+                slot(layout.window),
+                slot(layout.cursor),
+                error,
+            );
+            if let (true, Some(tombstone)) = (ok, tomb) {
+                on_row(&Row {
+                    columns: &columns,
+                    typed: &typed_cols,
+                    raw: Raw::Arrow { batch: &batch, row },
+                    line,
+                    tombstone,
+                })?;
+            }
+        }
+    }
+    Ok(ParquetRead {
+        columns,
+        types: inferred,
+        bytes,
+        sha,
+    })
+}

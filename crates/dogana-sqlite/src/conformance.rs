@@ -1,0 +1,1657 @@
+//! A conformance suite for dogana receivers: one public function per behaviour, generic over
+//! [`Receiver`], so that any receiver (this crate's SQLite store, or another database's) runs
+//! the same tests. [`conformance_tests!`](crate::conformance_tests) expands to one `#[test]`
+//! per function:
+//!
+//! ```ignore
+//! dogana_sqlite::conformance_tests!(dogana_sqlite::conformance::SqliteReceiver;
+//!     full_replaces_all, window_replaces_window /* , ... */);
+//! ```
+//!
+//! Every function panics on a failure, checks `verify` after every step, and names the rules
+//! it proves in `// rule:` comments.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use dogana::{
+    Contract, Date, Deletions, Ledger, LogicalType, Manifest, Outcome, Receipt, Shape, Timestamp,
+    Window, Wire,
+};
+use rusqlite::types::Value as SqlValue;
+
+use crate::{DeliverOptions, Store, StoreError};
+
+/// One delivery, as a receiver is handed it.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The delivered file.
+    pub file: PathBuf,
+    /// The contract in force.
+    pub contract: Contract,
+    /// The sender's manifest.
+    pub manifest: Manifest,
+    /// The receiver's time.
+    pub now: Timestamp,
+    /// Where it came from.
+    pub source: Option<String>,
+    /// Types of columns the contract does not bind (for the column hash and the `values`
+    /// check).
+    pub column_types: Vec<(String, String)>,
+}
+
+/// What a delivery came to.
+#[derive(Debug, Clone)]
+pub struct Delivered {
+    /// The receipt answered (stored, or a replay).
+    pub receipt: Receipt,
+    /// How many times the decision was made again because the head moved (RECV-10).
+    pub redecided: u32,
+}
+
+/// A published table: its columns and every row, each value as text (None for NULL), rows
+/// sorted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Rows {
+    /// The published columns.
+    pub columns: Vec<String>,
+    /// The rows, sorted.
+    pub rows: Vec<Vec<Option<String>>>,
+}
+
+impl Rows {
+    /// The values of one column, in row order.
+    pub fn column(&self, name: &str) -> Vec<Option<String>> {
+        match self.columns.iter().position(|c| c == name) {
+            None => Vec::new(),
+            Some(i) => self.rows.iter().map(|r| r[i].clone()).collect(),
+        }
+    }
+
+    /// The values of one column as a set of texts (NULL as "null").
+    pub fn set(&self, name: &str) -> BTreeSet<String> {
+        self.column(name)
+            .into_iter()
+            .map(|v| v.unwrap_or_else(|| "null".into()))
+            .collect()
+    }
+
+    /// The value in the row whose `key` column is `id`.
+    pub fn value(&self, key: &str, id: &str, column: &str) -> Option<String> {
+        let k = self.columns.iter().position(|c| c == key)?;
+        let c = self.columns.iter().position(|c| c == column)?;
+        self.rows
+            .iter()
+            .find(|r| r[k].as_deref() == Some(id))
+            .and_then(|r| r[c].clone())
+    }
+}
+
+/// A way to damage a store behind the receiver's back, for the recovery tests.
+#[derive(Debug, Clone)]
+pub enum Damage {
+    /// Delete every published row whose first column equals this text.
+    DeleteRow(String),
+    /// Overwrite the stored ledger.
+    Ledger(Box<Ledger>),
+}
+
+/// A dogana receiver under test.
+pub trait Receiver: Sized {
+    /// A new, empty receiver keeping its data in `dir`.
+    fn create(dir: &Path) -> Result<Self, String>;
+    /// Delivers one file (RECV-01 to RECV-10).
+    fn deliver(&mut self, job: &Job) -> Result<Delivered, String>;
+    /// Decides `first`, then delivers `second` through another handle on the same data, then
+    /// commits `first`: the head moves between deciding and committing `first` (RECV-10).
+    fn interleave(&mut self, first: &Job, second: &Job) -> Result<(Delivered, Delivered), String>;
+    /// The published rows and the ledger, read from one committed state (RECV-13).
+    fn read(&mut self, table: &str) -> Result<(Rows, Option<Ledger>), String>;
+    /// Every stored receipt of the table, in the order stored.
+    fn receipts(&mut self, table: &str) -> Result<Vec<Receipt>, String>;
+    /// The problems `verify` finds (RECV-12, RECOVERY-01); empty when consistent.
+    fn verify(&mut self, table: &str) -> Result<Vec<String>, String>;
+    /// Damages the data behind the receiver's back.
+    fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String>;
+}
+
+/// The SQLite [`Store`] as a [`Receiver`].
+#[derive(Debug)]
+pub struct SqliteReceiver {
+    path: PathBuf,
+    store: Store,
+}
+
+impl SqliteReceiver {
+    /// The store under test.
+    pub fn store(&mut self) -> &mut Store {
+        &mut self.store
+    }
+}
+
+fn options(job: &Job) -> DeliverOptions {
+    job.column_types
+        .iter()
+        .fold(DeliverOptions::new(), |o, (c, t)| o.column_type(c, t))
+}
+
+fn err(e: StoreError) -> String {
+    e.to_string()
+}
+
+fn render(v: &SqlValue) -> Option<String> {
+    match v {
+        SqlValue::Null => None,
+        SqlValue::Integer(i) => Some(i.to_string()),
+        SqlValue::Real(x) => Some(x.to_string()),
+        SqlValue::Text(s) => Some(s.clone()),
+        SqlValue::Blob(b) => Some(format!("{b:?}")),
+    }
+}
+
+impl Receiver for SqliteReceiver {
+    fn create(dir: &Path) -> Result<Self, String> {
+        let path = dir.join("store.db");
+        let store = Store::open(&path).map_err(err)?;
+        Ok(SqliteReceiver { path, store })
+    }
+
+    fn deliver(&mut self, job: &Job) -> Result<Delivered, String> {
+        let d = self
+            .store
+            .deliver_with(
+                &job.file,
+                &job.contract,
+                &job.manifest,
+                job.now,
+                job.source.as_deref(),
+                &options(job),
+            )
+            .map_err(err)?;
+        Ok(Delivered {
+            receipt: d.receipt,
+            redecided: d.redecided,
+        })
+    }
+
+    fn interleave(&mut self, first: &Job, second: &Job) -> Result<(Delivered, Delivered), String> {
+        let decision = self
+            .store
+            .decide_with(
+                &first.file,
+                &first.contract,
+                &first.manifest,
+                first.now,
+                first.source.as_deref(),
+                &options(first),
+            )
+            .map_err(err)?;
+        let mut other = SqliteReceiver {
+            path: self.path.clone(),
+            store: Store::open(&self.path).map_err(err)?,
+        };
+        let b = other.deliver(second)?;
+        let a = self.store.commit(decision).map_err(err)?;
+        Ok((
+            Delivered {
+                receipt: a.receipt,
+                redecided: a.redecided,
+            },
+            b,
+        ))
+    }
+
+    fn read(&mut self, table: &str) -> Result<(Rows, Option<Ledger>), String> {
+        let s = self.store.read_consistent_rows(table).map_err(err)?;
+        let mut rows: Vec<Vec<Option<String>>> = s
+            .rows
+            .iter()
+            .map(|r| r.iter().map(render).collect())
+            .collect();
+        rows.sort();
+        Ok((
+            Rows {
+                columns: s.columns,
+                rows,
+            },
+            s.ledger,
+        ))
+    }
+
+    fn receipts(&mut self, table: &str) -> Result<Vec<Receipt>, String> {
+        Ok(self
+            .store
+            .receipts(table)
+            .map_err(err)?
+            .into_iter()
+            .map(|r| r.receipt)
+            .collect())
+    }
+
+    fn verify(&mut self, table: &str) -> Result<Vec<String>, String> {
+        Ok(self.store.verify(table).map_err(err)?.problems)
+    }
+
+    fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String> {
+        let conn = self.store.connection();
+        let e = |e: rusqlite::Error| e.to_string();
+        match damage {
+            Damage::DeleteRow(id) => {
+                let key: String = conn
+                    .query_row(
+                        "SELECT name FROM pragma_table_info(?1, 'main') WHERE cid = 0",
+                        [table],
+                        |r| r.get(0),
+                    )
+                    .map_err(e)?;
+                conn.execute(
+                    &format!(
+                        "DELETE FROM main.{} WHERE CAST({} AS TEXT) = ?1",
+                        crate::quote_ident(table),
+                        crate::quote_ident(&key)
+                    ),
+                    [id],
+                )
+                .map_err(e)?;
+            }
+            Damage::Ledger(ledger) => {
+                conn.execute(
+                    "UPDATE dogana_ledgers SET document = ?2 WHERE table_name = ?1",
+                    [table, &ledger.to_json()],
+                )
+                .map_err(e)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Expands to one `#[test]` per named conformance function, run against a [`Receiver`] type.
+///
+/// ```ignore
+/// dogana_sqlite::conformance_tests!(dogana_sqlite::conformance::SqliteReceiver;
+///     // rule: PLAN-03
+///     full_replaces_all,
+/// );
+/// ```
+#[macro_export]
+macro_rules! conformance_tests {
+    ($receiver:ty; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $crate::conformance::$name::<$receiver>();
+            }
+        )*
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
+// fixtures
+
+static DIRS: AtomicU64 = AtomicU64::new(0);
+
+/// A receiver in a fresh directory, removed afterwards, with helpers for the tests.
+pub struct Fixture<R: Receiver> {
+    /// The directory holding the files and the receiver's data.
+    pub dir: PathBuf,
+    /// The receiver.
+    pub r: R,
+}
+
+impl<R: Receiver> fmt::Debug for Fixture<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Fixture({})", self.dir.display())
+    }
+}
+
+impl<R: Receiver> Drop for Fixture<R> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Everything a receiver holds for one table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    /// The published rows.
+    pub rows: Rows,
+    /// The stored ledger.
+    pub ledger: Option<Ledger>,
+    /// The identities of the stored receipts, in order.
+    pub receipts: Vec<String>,
+}
+
+impl<R: Receiver> Fixture<R> {
+    /// A fresh receiver in a new directory under the system's temporary directory.
+    pub fn new(name: &str) -> Fixture<R> {
+        let dir = std::env::temp_dir().join(format!(
+            "dogana-conformance-{}-{}-{name}",
+            std::process::id(),
+            DIRS.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let r = R::create(&dir).expect("a receiver");
+        Fixture { dir, r }
+    }
+
+    /// Writes a file into the directory.
+    pub fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.dir.join(name);
+        std::fs::write(&path, bytes).expect("writing a delivery");
+        path
+    }
+
+    /// Delivers, panicking on an operational error.
+    pub fn deliver(&mut self, job: &Job) -> Delivered {
+        self.r.deliver(job).expect("the delivery does not fail")
+    }
+
+    /// The table's state.
+    pub fn state(&mut self, table: &str) -> State {
+        let (rows, ledger) = self.r.read(table).expect("read");
+        let receipts = self
+            .r
+            .receipts(table)
+            .expect("receipts")
+            .iter()
+            .map(Wire::identity)
+            .collect();
+        State {
+            rows,
+            ledger,
+            receipts,
+        }
+    }
+
+    /// Asserts that verify finds nothing wrong, and that the ledger read with the rows is the
+    /// one stored under the last acceptance.
+    pub fn verify(&mut self, table: &str) {
+        // rule: RECV-12, RECOVERY-01
+        let problems = self.r.verify(table).expect("verify");
+        assert!(problems.is_empty(), "verify({table}): {problems:#?}");
+        let receipts = self.r.receipts(table).expect("receipts");
+        let (_, ledger) = self.r.read(table).expect("read");
+        let last = receipts
+            .iter()
+            .rev()
+            .find(|r| r.outcome() == Outcome::Accepted);
+        assert_eq!(
+            ledger
+                .as_ref()
+                .and_then(|l| l.publication_id().map(str::to_owned)),
+            last.map(|r| r.publication_id().to_owned()),
+            "the stored ledger's head is the last acceptance's"
+        );
+    }
+
+    /// Delivers and asserts acceptance; verifies.
+    pub fn accept(&mut self, job: &Job) -> Receipt {
+        let d = self.deliver(job);
+        assert_eq!(
+            d.receipt.outcome(),
+            Outcome::Accepted,
+            "{}",
+            failures(&d.receipt)
+        );
+        self.verify(job.contract.table());
+        d.receipt
+    }
+
+    /// Delivers a job expected to be refused by the check named `check`: the receipt is
+    /// rejected and stored, rows and ledger are untouched (RECV-08), verify passes.
+    pub fn refuse(&mut self, job: &Job, check: &str) -> Receipt {
+        let table = job.contract.table();
+        let before = self.state(table);
+        let d = self.deliver(job);
+        let receipt = d.receipt;
+        assert_eq!(
+            receipt.outcome(),
+            Outcome::Rejected,
+            "{check}: {receipt:#?}"
+        );
+        assert!(
+            receipt.failures().any(|c| c.name() == check),
+            "expected a failed {check} check; failures: {}",
+            failures(&receipt)
+        );
+        let after = self.state(table);
+        // rule: RECV-08 — rows and ledger stay as they were; the receipt alone is saved
+        assert_eq!(after.rows, before.rows, "rows changed by a refusal");
+        assert_eq!(after.ledger, before.ledger, "ledger changed by a refusal");
+        let mut expected = before.receipts.clone();
+        expected.push(receipt.identity());
+        assert_eq!(
+            after.receipts, expected,
+            "the refusal is stored as a receipt"
+        );
+        self.verify(table);
+        receipt
+    }
+}
+
+/// The failed checks of a receipt, for messages.
+pub fn failures(r: &Receipt) -> String {
+    r.failures()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A UTC instant.
+pub fn ts(s: &str) -> Timestamp {
+    s.parse().expect("a datetime")
+}
+
+/// A date.
+pub fn date(s: &str) -> Date {
+    s.parse().expect("a date")
+}
+
+/// The receiver's clock in the tests: after every produced_at.
+pub fn now() -> Timestamp {
+    ts("2026-11-01T00:00:00Z")
+}
+
+/// The orders contract: key id, window order_date, cursor updated_at, deleted deleted; shapes
+/// `full`, `window` (complete window), `changes` (timestamp with tombstones), `window_changes`
+/// (a window's timestamp changes with tombstones).
+pub fn orders() -> Contract {
+    orders_named("orders", "id", "order_date")
+}
+
+/// The orders contract under other table, key and window names.
+pub fn orders_named(table: &str, id: &str, window: &str) -> Contract {
+    Contract::builder(table, [id])
+        .shape("full", Shape::full())
+        .shape("window", Shape::window())
+        .shape("changes", Shape::changes(Deletions::Tombstone))
+        .shape(
+            "window_changes",
+            Shape::window_changes(Deletions::Tombstone),
+        )
+        .window_column(window)
+        .cursor_column("updated_at")
+        .deleted_column("deleted")
+        .column(id, LogicalType::Int)
+        .column(window, LogicalType::Date)
+        .column("updated_at", LogicalType::Datetime)
+        .column("deleted", LogicalType::Bool)
+        .build()
+        .expect("a valid contract")
+}
+
+/// A keyless events contract: complete `full` and `window` (by day) reads, and an `append`
+/// starting at 2026-10-01.
+pub fn events() -> Contract {
+    Contract::builder("events", Vec::<String>::new())
+        .shape("full", Shape::full())
+        .shape("window", Shape::window())
+        .shape("append", Shape::changes(Deletions::None))
+        .window_column("day")
+        .cursor_column("at")
+        .column("day", LogicalType::Date)
+        .column("at", LogicalType::Datetime)
+        .start_at(ts("2026-10-01T00:00:00Z"))
+        .build()
+        .expect("a valid contract")
+}
+
+/// One orders row: id, order_date, updated_at, amount, deleted.
+pub type Order<'a> = (i64, &'a str, &'a str, &'a str, bool);
+
+/// An orders CSV file with a header `id,order_date,updated_at,amount,deleted`.
+pub fn orders_csv(rows: &[Order<'_>]) -> String {
+    let mut s = String::from("id,order_date,updated_at,amount,deleted\n");
+    for (id, d, u, a, del) in rows {
+        s.push_str(&format!("{id},{d},{u},{a},{del}\n"));
+    }
+    s
+}
+
+/// The lowercase hex SHA-256 of some bytes.
+pub fn sha(bytes: impl AsRef<[u8]>) -> String {
+    dogana_rows::sha256_bytes(bytes.as_ref())
+}
+
+impl<R: Receiver> Fixture<R> {
+    /// A job over a file written from `text`, its manifest built by `manifest` (which is given
+    /// the content hash to declare).
+    pub fn job(
+        &self,
+        name: &str,
+        text: impl AsRef<[u8]>,
+        contract: &Contract,
+        manifest: impl FnOnce(&Contract, String) -> Manifest,
+    ) -> Job {
+        let bytes = text.as_ref();
+        let file = self.file(name, bytes);
+        Job {
+            file,
+            manifest: manifest(contract, sha(bytes)),
+            contract: contract.clone(),
+            now: now(),
+            source: Some("conformance".into()),
+            column_types: Vec::new(),
+        }
+    }
+
+    /// A full orders delivery at `at` of these rows.
+    pub fn full(&self, name: &str, at: &str, rows: &[Order<'_>]) -> Job {
+        let live = rows.iter().filter(|r| !r.4).count() as u64;
+        self.job(name, orders_csv(rows), &orders(), |c, h| {
+            c.manifest("full", ts(at))
+                .rows(live)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        })
+    }
+
+    /// A complete window delivery of orders.
+    pub fn window(&self, name: &str, at: &str, lo: &str, hi: &str, rows: &[Order<'_>]) -> Job {
+        let live = rows.iter().filter(|r| !r.4).count() as u64;
+        let window = Window::new(date(lo), date(hi));
+        self.job(name, orders_csv(rows), &orders(), |c, h| {
+            c.manifest("window", ts(at))
+                .window(window)
+                .rows(live)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        })
+    }
+
+    /// A timestamp changes delivery of orders with tombstones.
+    pub fn changes(&self, name: &str, since: &str, at: &str, rows: &[Order<'_>]) -> Job {
+        let live = rows.iter().filter(|r| !r.4).count() as u64;
+        let tombs = rows.iter().filter(|r| r.4).count() as u64;
+        self.job(name, orders_csv(rows), &orders(), |c, h| {
+            c.manifest("changes", ts(at))
+                .since(ts(since))
+                .rows(live)
+                .tombstones(tombs)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        })
+    }
+}
+
+const T1: &str = "2026-10-10T06:00:00Z";
+const T2: &str = "2026-10-11T06:00:00Z";
+const T3: &str = "2026-10-12T06:00:00Z";
+
+/// Five orders over three days, updated before T1.
+fn base_orders() -> Vec<Order<'static>> {
+    vec![
+        (1, "2026-10-01", "2026-10-01T10:00:00Z", "10.00", false),
+        (2, "2026-10-01", "2026-10-01T11:00:00Z", "20.00", false),
+        (3, "2026-10-02", "2026-10-02T10:00:00Z", "30.00", false),
+        (4, "2026-10-03", "2026-10-03T10:00:00Z", "40.00", false),
+        (5, "2026-10-03", "2026-10-03T11:00:00Z", "50.00", false),
+    ]
+}
+
+fn ids(rows: &Rows) -> Vec<String> {
+    let mut v: Vec<String> = rows.column("id").into_iter().flatten().collect();
+    v.sort_by_key(|s| s.parse::<i64>().unwrap_or(i64::MAX));
+    v
+}
+
+fn set(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// actions
+
+/// An honest delivery passes every check, in the documented order, and is accepted: the
+/// core checks, then dogana-rows' eight, then the receiver's three.
+pub fn honest_delivery_passes_every_check<R: Receiver>() {
+    // rule: CHECK-01, CHECK-18, CHECK-19, GATE-02, LOADER-04, LOADER-05, LOADER-06, RECV-07
+    // rule: RECV-17 — the stored ledger is ledger.follow(receipt)
+    let mut fx = Fixture::<R>::new("honest");
+    let job = fx.full("full.csv", T1, &base_orders());
+    let receipt = fx.accept(&job);
+    let names: Vec<&str> = receipt.checks().iter().map(|c| c.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "manifest",
+            "receiver_time",
+            "transition",
+            "parse",
+            "rows",
+            "deleted",
+            "keys",
+            "window",
+            "cursor",
+            "schema_hash",
+            "content_hash",
+            "values",
+            "columns",
+            "keys_elsewhere"
+        ]
+    );
+    assert!(receipt.checks().iter().all(|c| c.passed()));
+    let state = fx.state("orders");
+    assert_eq!(state.receipts, vec![receipt.identity()]);
+    // rule: RECV-07 — the saved ledger is ledger.follow(receipt)
+    let expected = Ledger::new(orders()).follow(&receipt).expect("follows");
+    assert_eq!(state.ledger.as_ref(), Some(&expected));
+}
+
+/// replace_all deletes every published row, then inserts the read's live rows.
+pub fn full_replaces_all<R: Receiver>() {
+    // rule: PLAN-03, PLAN-09, RECV-07, RECV-11
+    let mut fx = Fixture::<R>::new("full");
+    let first = fx.accept(&fx.full("full1.csv", T1, &base_orders()));
+    assert_eq!(
+        ids(&fx.state("orders").rows),
+        set(&["1", "2", "3", "4", "5"])
+    );
+    let rows = [
+        (2, "2026-10-01", "2026-10-11T01:00:00Z", "21.00", false),
+        (3, "2026-10-02", "2026-10-02T10:00:00Z", "30.00", false),
+        (6, "2026-10-04", "2026-10-11T02:00:00Z", "60.00", false),
+    ];
+    let second = fx.accept(&fx.full("full2.csv", T2, &rows));
+    let state = fx.state("orders");
+    assert_eq!(ids(&state.rows), set(&["2", "3", "6"]));
+    assert_eq!(
+        state.rows.value("id", "2", "amount").as_deref(),
+        Some("21.00")
+    );
+    // rule: RECV-11 — every receipt kept, accepted ones in publication order
+    let receipts = fx.r.receipts("orders").unwrap();
+    assert_eq!(receipts, vec![first.clone(), second.clone()]);
+    assert_eq!(second.base_publication_id(), Some(first.publication_id()));
+    // rule: RECV-14 — the chain: SHA-256 of "previous:contract identity:manifest identity"
+    assert_eq!(
+        second.publication_id(),
+        dogana::chain(
+            Some(first.publication_id()),
+            &orders().identity(),
+            &second.manifest().identity()
+        )
+    );
+    // an empty full delivery empties the table
+    fx.accept(&fx.full("full3.csv", T3, &[]));
+    assert!(fx.state("orders").rows.rows.is_empty());
+}
+
+/// replace_window deletes the rows inside the window and earlier copies of the read's keys,
+/// then inserts; rows outside the window are untouched.
+pub fn window_replaces_window<R: Receiver>() {
+    // rule: PLAN-04, PLAN-11, PLAN-09, PLAN-01, PLAN-02
+    let mut fx = Fixture::<R>::new("window");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    // the window [10-02, 10-03]: 3 changes, 4 is gone, 5 stays, 7 is new
+    let rows = [
+        (3, "2026-10-02", "2026-10-11T01:00:00Z", "31.00", false),
+        (5, "2026-10-03", "2026-10-03T11:00:00Z", "50.00", false),
+        (7, "2026-10-03", "2026-10-11T02:00:00Z", "70.00", false),
+    ];
+    let receipt = fx.accept(&fx.window("w.csv", T2, "2026-10-02", "2026-10-03", &rows));
+    let actions: Vec<&str> = receipt
+        .transition()
+        .unwrap()
+        .plan()
+        .actions()
+        .iter()
+        .map(|a| a.kind().name())
+        .collect();
+    assert_eq!(actions, ["replace_window"]);
+    let state = fx.state("orders");
+    assert_eq!(ids(&state.rows), set(&["1", "2", "3", "5", "7"]));
+    assert_eq!(
+        state.rows.value("id", "3", "amount").as_deref(),
+        Some("31.00")
+    );
+    assert_eq!(
+        state.rows.value("id", "1", "amount").as_deref(),
+        Some("10.00")
+    );
+    // a window that holds nothing now empties it
+    fx.accept(&fx.window("w2.csv", T3, "2026-10-03", "2026-10-03", &[]));
+    assert_eq!(ids(&fx.state("orders").rows), set(&["1", "2", "3"]));
+}
+
+/// upsert replaces the rows sharing a key with a live row; tombstone deletes the rows the
+/// tombstones name.
+pub fn changes_upsert_and_tombstone<R: Receiver>() {
+    // rule: PLAN-05, PLAN-06, PLAN-09, CHECK-03, CHECK-06
+    let mut fx = Fixture::<R>::new("changes");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let rows = [
+        (2, "2026-10-01", "2026-10-10T12:00:00Z", "22.00", false),
+        (8, "2026-10-04", "2026-10-11T01:00:00Z", "80.00", false),
+        (4, "", "", "", true),
+        (9, "", "", "", true), // a tombstone of a key never published deletes nothing
+    ];
+    let receipt = fx.accept(&fx.changes("c.csv", T1, T2, &rows));
+    let actions: Vec<&str> = receipt
+        .transition()
+        .unwrap()
+        .plan()
+        .actions()
+        .iter()
+        .map(|a| a.kind().name())
+        .collect();
+    assert_eq!(actions, ["upsert", "tombstone"]);
+    let state = fx.state("orders");
+    assert_eq!(ids(&state.rows), set(&["1", "2", "3", "5", "8"]));
+    assert_eq!(
+        state.rows.value("id", "2", "amount").as_deref(),
+        Some("22.00")
+    );
+    // an empty changes read at T3 moves the dates and nothing else
+    fx.accept(&fx.changes("c2.csv", T2, T3, &[]));
+    assert_eq!(
+        ids(&fx.state("orders").rows),
+        set(&["1", "2", "3", "5", "8"])
+    );
+}
+
+/// The deleted column is never published, whatever the delivery.
+pub fn deleted_column_never_published<R: Receiver>() {
+    // rule: PLAN-14, CHECK-04
+    let mut fx = Fixture::<R>::new("deleted");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let state = fx.state("orders");
+    assert_eq!(
+        state.rows.columns,
+        ["id", "order_date", "updated_at", "amount"]
+    );
+    fx.accept(&fx.changes(
+        "c.csv",
+        T1,
+        T2,
+        &[
+            (1, "2026-10-01", "2026-10-10T12:00:00Z", "11.00", false),
+            (2, "", "", "", true),
+        ],
+    ));
+    assert_eq!(
+        fx.state("orders").rows.columns,
+        ["id", "order_date", "updated_at", "amount"]
+    );
+    // a read may omit the deleted column: every row is live (CHECK-04)
+    let text = "id,order_date,updated_at,amount\n3,2026-10-02,2026-10-11T10:00:00Z,33.00\n";
+    let job = fx.job("c2.csv", text, &orders(), |c, h| {
+        c.manifest("changes", ts(T3))
+            .since(ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.accept(&job);
+    assert_eq!(
+        fx.state("orders")
+            .rows
+            .value("id", "3", "amount")
+            .as_deref(),
+        Some("33.00")
+    );
+}
+
+/// A keyless table: append inserts without matching, so equal events stay two rows; a
+/// complete window replaces by window value only.
+pub fn keyless_append_and_window<R: Receiver>() {
+    // rule: PLAN-07, PLAN-08, CONTRACT-25, CONTRACT-26
+    let mut fx = Fixture::<R>::new("keyless");
+    let c = events();
+    let text = "day,at,what\n2026-10-02,2026-10-02T10:00:00Z,click\n2026-10-02,2026-10-02T10:00:00Z,click\n";
+    let job = fx.job("a1.csv", text, &c, |c, h| {
+        c.manifest("append", ts(T1))
+            .since(ts("2026-10-01T00:00:00Z"))
+            .rows(2)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    let r = fx.accept(&job);
+    assert_eq!(
+        r.transition().unwrap().plan().actions()[0].kind().name(),
+        "append"
+    );
+    let text =
+        "day,at,what\n2026-10-10,2026-10-10T07:00:00Z,view\n2026-10-02,2026-10-10T08:00:00Z,late\n";
+    let job = fx.job("a2.csv", text, &c, |c, h| {
+        c.manifest("append", ts(T2))
+            .since(ts(T1))
+            .rows(2)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.accept(&job);
+    let rows = fx.state("events").rows;
+    assert_eq!(rows.rows.len(), 4, "equal events stay two rows");
+    // a complete window [10-02, 10-02] replaces that day's events by value, matching no keys
+    let text = "day,at,what\n2026-10-02,2026-10-02T10:00:00Z,click\n";
+    let job = fx.job("w.csv", text, &c, |c, h| {
+        c.manifest("window", ts(T3))
+            .window(Window::new(date("2026-10-02"), date("2026-10-02")))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    let r = fx.accept(&job);
+    let action = &r.transition().unwrap().plan().actions()[0];
+    assert_eq!(action.kind().name(), "replace_window");
+    assert!(!action.matches_keys());
+    let rows = fx.state("events").rows;
+    assert_eq!(
+        rows.set("what"),
+        ["click", "view"].iter().map(|s| s.to_string()).collect()
+    );
+    assert_eq!(rows.rows.len(), 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// replays and the order of steps
+
+/// A repeated accepted manifest is a replay: the original receipt as `replayed`, nothing
+/// stored, nothing changed.
+pub fn replay_answers_original<R: Receiver>() {
+    // rule: RECV-01, RECV-02, ALG-02, LOADER-01, WIRE-20
+    let mut fx = Fixture::<R>::new("replay");
+    let job = fx.full("full.csv", T1, &base_orders());
+    let original = fx.accept(&job);
+    let later = fx.changes(
+        "c.csv",
+        T1,
+        T2,
+        &[(1, "2026-10-01", "2026-10-10T12:00:00Z", "12.00", false)],
+    );
+    fx.accept(&later);
+    let before = fx.state("orders");
+    for j in [&job, &later] {
+        let d = fx.deliver(j);
+        assert_eq!(d.receipt.outcome(), Outcome::Replayed);
+        assert!(d.receipt.accepted() && d.receipt.replayed());
+        assert_eq!(fx.state("orders"), before, "a replay changes nothing");
+        fx.verify("orders");
+    }
+    let d = fx.deliver(&job);
+    assert_eq!(d.receipt.identity(), original.identity());
+    assert_eq!(d.receipt, original.as_replay().unwrap());
+}
+
+/// Without a content_hash, a repeated manifest is a replay and the file is never read: even a
+/// missing one.
+pub fn replay_without_content_hash_reads_nothing<R: Receiver>() {
+    // rule: RECV-02, LOADER-01
+    let mut fx = Fixture::<R>::new("replay-nohash");
+    let text = orders_csv(&base_orders());
+    let mut job = fx.job("full.csv", &text, &orders(), |c, _| {
+        c.manifest("full", ts(T1)).rows(5).build().unwrap()
+    });
+    fx.accept(&job);
+    let before = fx.state("orders");
+    job.file = fx.dir.join("no-such-file.csv");
+    let d = fx.deliver(&job);
+    assert!(d.receipt.replayed());
+    assert_eq!(fx.state("orders"), before);
+}
+
+/// A repeated manifest over other bytes is refused, with a failed content_hash check.
+pub fn repeated_manifest_over_other_bytes_refused<R: Receiver>() {
+    // rule: RECV-03, CHECK-08
+    let mut fx = Fixture::<R>::new("replay-other");
+    let job = fx.full("full.csv", T1, &base_orders());
+    fx.accept(&job);
+    let mut other = job.clone();
+    other.file = fx.file("other.csv", orders_csv(&base_orders()[..4]));
+    fx.refuse(&other, "content_hash");
+    // the original bytes still replay
+    assert!(fx.deliver(&job).receipt.replayed());
+    // rule: RECOVERY-07, MAN-29 — a corrected file is a new delivery with a later boundary
+    let corrected = fx.full("corrected.csv", T2, &base_orders()[..4]);
+    fx.accept(&corrected);
+    assert_eq!(ids(&fx.state("orders").rows), set(&["1", "2", "3", "4"]));
+}
+
+/// A manifest seen only on rejected receipts is decided anew.
+pub fn rejected_manifest_decided_anew<R: Receiver>() {
+    // rule: RECV-04, ALG-07, GATE-04
+    let mut fx = Fixture::<R>::new("anew");
+    let mut job = fx.full("full.csv", T1, &base_orders());
+    job.now = ts("2026-10-09T00:00:00Z"); // before produced_at: receiver_time fails
+    fx.refuse(&job, "receiver_time");
+    job.now = now();
+    fx.accept(&job);
+    assert_eq!(fx.r.receipts("orders").unwrap().len(), 2);
+}
+
+/// A failed preflight is recorded with Gate::reject and no row is read: the file may not even
+/// exist.
+pub fn preflight_failure_reads_no_rows<R: Receiver>() {
+    // rule: RECV-05, LOADER-02, LOADER-03, GATE-05, GATE-08
+    let mut fx = Fixture::<R>::new("preflight");
+    // changes on an untouched ledger: the transition check fails
+    let mut job = fx.changes("c.csv", T1, T2, &[]);
+    job.file = fx.dir.join("never-written.csv");
+    let r = fx.refuse(&job, "transition");
+    let names: Vec<&str> = r.checks().iter().map(|c| c.name()).collect();
+    assert_eq!(
+        names,
+        ["manifest", "receiver_time", "transition"],
+        "no row check ran"
+    );
+}
+
+/// A receipt is filed under the contract's table even when the manifest names another.
+pub fn receipt_filed_under_contract_table<R: Receiver>() {
+    // rule: GATE-22, GATE-03
+    let mut fx = Fixture::<R>::new("filed");
+    let text = orders_csv(&base_orders());
+    let other = orders_named("invoices", "id", "order_date");
+    let job = fx.job("full.csv", &text, &orders(), |_, h| {
+        other
+            .manifest("full", ts(T1))
+            .rows(5)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    let r = fx.refuse(&job, "manifest");
+    assert_eq!(r.table(), "orders");
+    assert!(fx.r.receipts("invoices").unwrap().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// each check, failing (each passes in honest_delivery_passes_every_check)
+
+/// `parse`: a bound value that does not parse as its type.
+pub fn check_parse_fails<R: Receiver>() {
+    // rule: CHECK-06, DOMAIN-06
+    let mut fx = Fixture::<R>::new("parse");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let mut rows = base_orders();
+    rows[2].1 = "2026-13-45"; // not a date
+    fx.refuse(&fx.full("bad-date.csv", T2, &rows), "parse");
+    let text =
+        "id,order_date,updated_at,amount,deleted\nseven,2026-10-01,2026-10-01T10:00:00Z,1,false\n";
+    let job = fx.job("bad-int.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "parse");
+    // a naive datetime is refused (CHECK-17)
+    let mut rows = base_orders();
+    rows[0].2 = "2026-10-01T10:00:00";
+    fx.refuse(&fx.full("naive.csv", T2, &rows), "parse");
+}
+
+/// `rows`: a manifest lying about its counts.
+pub fn check_rows_fails<R: Receiver>() {
+    // rule: CHECK-02, TRUST-03
+    let mut fx = Fixture::<R>::new("rows");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let text = orders_csv(&base_orders());
+    for declared in [4, 6] {
+        let job = fx.job(&format!("lie{declared}.csv"), &text, &orders(), |c, h| {
+            c.manifest("full", ts(T2))
+                .rows(declared)
+                .content_hash(h)
+                .build()
+                .unwrap()
+        });
+        fx.refuse(&job, "rows");
+    }
+    let rows = [(2, "", "", "", true)];
+    let text = orders_csv(&rows);
+    let job = fx.job("tomb-lie.csv", &text, &orders(), |c, h| {
+        c.manifest("changes", ts(T2))
+            .since(ts(T1))
+            .rows(1)
+            .tombstones(0)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "rows");
+}
+
+/// `deleted`: a tombstone in a shape without tombstones, and a null deleted value.
+pub fn check_deleted_fails<R: Receiver>() {
+    // rule: CHECK-03, CHECK-05
+    let mut fx = Fixture::<R>::new("deleted-check");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let mut rows = base_orders();
+    rows[0].4 = true;
+    let text = orders_csv(&rows);
+    let job = fx.job("true.csv", &text, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(4)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "deleted");
+    let text = "id,order_date,updated_at,amount,deleted\n1,2026-10-01,2026-10-10T10:00:00Z,1,\n";
+    let job = fx.job("null.csv", text, &orders(), |c, h| {
+        c.manifest("changes", ts(T2))
+            .since(ts(T1))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "deleted");
+}
+
+/// `keys`: a repeated key, and a null key.
+pub fn check_keys_fails<R: Receiver>() {
+    // rule: CHECK-09
+    let mut fx = Fixture::<R>::new("keys");
+    let mut rows = base_orders();
+    rows[1].0 = 1;
+    fx.refuse(&fx.full("dup.csv", T1, &rows), "keys");
+    let text =
+        "id,order_date,updated_at,amount,deleted\n,2026-10-01,2026-10-01T10:00:00Z,1,false\n";
+    let job = fx.job("null.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T1))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "keys");
+    assert!(fx.state("orders").ledger.is_none(), "nothing published");
+}
+
+/// `window`: a row outside the delivery's window, and a null window value.
+pub fn check_window_fails<R: Receiver>() {
+    // rule: CHECK-10, CHECK-11
+    let mut fx = Fixture::<R>::new("window-check");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let rows = [(3, "2026-10-05", "2026-10-02T10:00:00Z", "30.00", false)];
+    fx.refuse(
+        &fx.window("out.csv", T2, "2026-10-02", "2026-10-03", &rows),
+        "window",
+    );
+    let rows = [(3, "", "2026-10-02T10:00:00Z", "30.00", false)];
+    fx.refuse(&fx.full("null.csv", T2, &rows), "window");
+}
+
+/// `cursor`: a live row of a timestamp read whose cursor is outside (since, produced_at].
+pub fn check_cursor_fails<R: Receiver>() {
+    // rule: CHECK-12, CHECK-14
+    let mut fx = Fixture::<R>::new("cursor");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let rows = [(1, "2026-10-01", "2026-10-09T00:00:00Z", "1", false)]; // before since
+    fx.refuse(&fx.changes("early.csv", T1, T2, &rows), "cursor");
+    let rows = [(1, "2026-10-01", "2026-10-12T00:00:00Z", "1", false)]; // after produced_at
+    fx.refuse(&fx.changes("late.csv", T1, T2, &rows), "cursor");
+    let rows = [(1, "2026-10-01", T2, "1", false)]; // produced_at itself is inside
+    fx.accept(&fx.changes("edge.csv", T1, T2, &rows));
+}
+
+/// `schema_hash`: the loaded columns hash to the contract's schema_hash, or the delivery is
+/// refused.
+pub fn check_schema_hash<R: Receiver>() {
+    // rule: CHECK-07, CONTRACT-16, CONTRACT-18
+    let mut fx = Fixture::<R>::new("schema");
+    let pairs = [
+        ("id", "int"),
+        ("order_date", "date"),
+        ("updated_at", "datetime"),
+        ("amount", "decimal(12,2)"),
+    ];
+    let hash = dogana::column_hash(&pairs);
+    let c = Contract::builder("orders", ["id"])
+        .shape("full", Shape::full())
+        .window_column("order_date")
+        .cursor_column("updated_at")
+        .deleted_column("deleted")
+        .shape("changes", Shape::changes(Deletions::Tombstone))
+        .column("id", LogicalType::Int)
+        .column("order_date", LogicalType::Date)
+        .column("updated_at", LogicalType::Datetime)
+        .column("deleted", LogicalType::Bool)
+        .shape("window", Shape::window())
+        .schema_hash(hash)
+        .build()
+        .unwrap();
+    let types = vec![("amount".to_string(), "decimal(12,2)".to_string())];
+    let text = orders_csv(&base_orders());
+    let mut job = fx.job("ok.csv", &text, &c, |c, h| {
+        c.manifest("full", ts(T1))
+            .rows(5)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    job.column_types = types.clone();
+    fx.accept(&job);
+    let text = "id,order_date,updated_at,amount,note,deleted\n1,2026-10-01,2026-10-01T10:00:00Z,1,x,false\n";
+    let mut job = fx.job("extra.csv", text, &c, |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    job.column_types = types;
+    job.column_types.push(("note".into(), "str".into()));
+    fx.refuse(&job, "schema_hash");
+}
+
+/// `content_hash`: the bytes do not hash to the declared content_hash.
+pub fn check_content_hash_fails<R: Receiver>() {
+    // rule: CHECK-08, MAN-23
+    let mut fx = Fixture::<R>::new("content");
+    let mut job = fx.full("full.csv", T1, &base_orders());
+    job.manifest = orders()
+        .manifest("full", ts(T1))
+        .rows(5)
+        .content_hash(sha(b"other bytes"))
+        .build()
+        .unwrap();
+    fx.refuse(&job, "content_hash");
+}
+
+/// `values`: a column the receiver types beyond the contract holds a value of another type.
+pub fn check_values_fails<R: Receiver>() {
+    // rule: CHECK-18
+    let mut fx = Fixture::<R>::new("values");
+    let mut job = fx.full("full.csv", T1, &base_orders());
+    job.column_types = vec![("amount".into(), "float".into())];
+    fx.accept(&job);
+    let mut rows = base_orders();
+    rows[3].3 = "forty";
+    let mut job = fx.full("bad.csv", T2, &rows);
+    job.column_types = vec![("amount".into(), "float".into())];
+    fx.refuse(&job, "values");
+}
+
+/// `columns`: a window or changes delivery with columns the published table lacks is refused;
+/// a complete whole-table delivery replaces the table with its columns.
+pub fn check_columns_and_schema_change<R: Receiver>() {
+    // rule: RECOVERY-04
+    let mut fx = Fixture::<R>::new("columns");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let text = "id,order_date,updated_at,amount,note,deleted\n3,2026-10-02,2026-10-02T10:00:00Z,30.00,hi,false\n";
+    let job = fx.job("w.csv", text, &orders(), |c, h| {
+        c.manifest("window", ts(T2))
+            .window(Window::new(date("2026-10-02"), date("2026-10-02")))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "columns");
+    let text = "id,order_date,updated_at,deleted\n3,2026-10-02,2026-10-10T10:00:00Z,false\n";
+    let job = fx.job("c.csv", text, &orders(), |c, h| {
+        c.manifest("changes", ts(T2))
+            .since(ts(T1))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "columns");
+    let text = "id,order_date,updated_at,amount,note,deleted\n3,2026-10-02,2026-10-02T10:00:00Z,30.00,hi,false\n";
+    let job = fx.job("f.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.accept(&job);
+    let state = fx.state("orders");
+    assert_eq!(
+        state.rows.columns,
+        ["id", "order_date", "updated_at", "amount", "note"]
+    );
+    assert_eq!(state.rows.value("id", "3", "note").as_deref(), Some("hi"));
+}
+
+/// `keys_elsewhere`: a window delivery carrying a key already published outside its window,
+/// live or tombstoned, is refused; a whole-table delivery may move keys.
+pub fn keys_elsewhere_refuses_moved_key<R: Receiver>() {
+    // rule: CHECK-16, PLAN-11, PLAN-12
+    let mut fx = Fixture::<R>::new("elsewhere");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    // key 1 is published on 10-01; the window [10-02, 10-03] carries it on 10-02
+    let mut rows: Vec<Order<'_>> = base_orders()[2..].to_vec();
+    rows.push((1, "2026-10-02", "2026-10-10T10:00:00Z", "10.00", false));
+    fx.refuse(
+        &fx.window("moved.csv", T2, "2026-10-02", "2026-10-03", &rows),
+        "keys_elsewhere",
+    );
+    // a window changes read tombstoning key 2 (published on 10-01) from window [10-03, 10-03]
+    let rows = [(2, "", "", "", true)];
+    let text = orders_csv(&rows);
+    let job = fx.job("tomb.csv", &text, &orders(), |c, h| {
+        c.manifest("window_changes", ts(T2))
+            .window(Window::new(date("2026-10-03"), date("2026-10-03")))
+            .since(ts(T1))
+            .rows(0)
+            .tombstones(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "keys_elsewhere");
+    // the same key inside the window passes, and so does a whole-table move
+    let rows = [
+        (4, "2026-10-03", "2026-10-10T10:00:00Z", "41.00", false),
+        (5, "", "", "", true),
+    ];
+    let text = orders_csv(&rows);
+    let job = fx.job("ok.csv", &text, &orders(), |c, h| {
+        c.manifest("window_changes", ts(T2))
+            .window(Window::new(date("2026-10-03"), date("2026-10-03")))
+            .since(ts(T1))
+            .rows(1)
+            .tombstones(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.accept(&job);
+    assert_eq!(ids(&fx.state("orders").rows), set(&["1", "2", "3", "4"]));
+    let mut rows = base_orders()[..4].to_vec();
+    rows[0].1 = "2026-10-02";
+    fx.accept(&fx.full("move.csv", T3, &rows));
+    assert_eq!(
+        fx.state("orders")
+            .rows
+            .value("id", "1", "order_date")
+            .as_deref(),
+        Some("2026-10-02")
+    );
+}
+
+/// The core checks reject too, and are recorded: a manifest the contract refuses, a read
+/// from the receiver's future, a transition the ledger refuses (a late full).
+pub fn core_checks_reject<R: Receiver>() {
+    // rule: GATE-03, GATE-04, GATE-05, TRANS-02, RECV-05
+    let mut fx = Fixture::<R>::new("core");
+    fx.accept(&fx.full("full.csv", T2, &base_orders()));
+    fx.refuse(&fx.full("late.csv", T1, &base_orders()), "transition");
+    let mut job = fx.full("future.csv", T3, &base_orders());
+    job.now = ts(T2);
+    fx.refuse(&job, "receiver_time");
+    let text = orders_csv(&base_orders());
+    let job = fx.job("other-table.csv", &text, &orders(), |_, h| {
+        // a manifest of another table: the manifest check fails
+        orders_named("x", "id", "order_date")
+            .manifest("full", ts(T3))
+            .rows(5)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "manifest");
+}
+
+// ---------------------------------------------------------------------------------------------
+// stale decisions
+
+/// A decision made against a head that moved before its commit is made again, against the
+/// new head, never rebased (here it is still accepted, now continuing the other delivery).
+pub fn stale_head_redecided<R: Receiver>() {
+    // rule: RECV-10, LOADER-08, ALG-04, ALG-05
+    let mut fx = Fixture::<R>::new("stale");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let a = fx.window(
+        "a.csv",
+        T2,
+        "2026-10-01",
+        "2026-10-01",
+        &[(1, "2026-10-01", "2026-10-10T10:00:00Z", "11.00", false)],
+    );
+    let b = fx.window(
+        "b.csv",
+        T2,
+        "2026-10-03",
+        "2026-10-03",
+        &[(4, "2026-10-03", "2026-10-10T10:00:00Z", "44.00", false)],
+    );
+    let (da, db) = fx.r.interleave(&a, &b).expect("interleave");
+    assert_eq!(db.receipt.outcome(), Outcome::Accepted);
+    assert_eq!(db.redecided, 0);
+    assert_eq!(
+        da.receipt.outcome(),
+        Outcome::Accepted,
+        "{}",
+        failures(&da.receipt)
+    );
+    assert_eq!(da.redecided, 1, "the stale decision was made again");
+    assert_eq!(
+        da.receipt.base_publication_id(),
+        Some(db.receipt.publication_id()),
+        "the new decision continues the head that moved"
+    );
+    fx.verify("orders");
+    let state = fx.state("orders");
+    assert_eq!(ids(&state.rows), set(&["1", "3", "4"]));
+    assert_eq!(
+        state.rows.value("id", "1", "amount").as_deref(),
+        Some("11.00")
+    );
+    assert_eq!(
+        state.rows.value("id", "4", "amount").as_deref(),
+        Some("44.00")
+    );
+}
+
+/// A stale decision made again can come out the other way: a full read overtaken by a later
+/// full is rejected, and the later full's rows stay.
+pub fn stale_head_redecided_to_rejection<R: Receiver>() {
+    // rule: RECV-10, TRANS-02
+    let mut fx = Fixture::<R>::new("stale-reject");
+    let a = fx.full("a.csv", T1, &base_orders());
+    let b = fx.full("b.csv", T2, &base_orders()[..2]);
+    let (da, db) = fx.r.interleave(&a, &b).expect("interleave");
+    assert_eq!(db.receipt.outcome(), Outcome::Accepted);
+    assert_eq!(da.redecided, 1);
+    assert_eq!(da.receipt.outcome(), Outcome::Rejected);
+    assert!(da.receipt.failures().any(|c| c.name() == "transition"));
+    fx.verify("orders");
+    assert_eq!(ids(&fx.state("orders").rows), set(&["1", "2"]));
+    assert_eq!(fx.r.receipts("orders").unwrap().len(), 2);
+}
+
+/// The same manifest delivered twice at once: one acceptance and one replay.
+pub fn concurrent_duplicate_becomes_replay<R: Receiver>() {
+    // rule: RECV-10, RECV-02, ALG-02
+    let mut fx = Fixture::<R>::new("duplicate");
+    let a = fx.full("a.csv", T1, &base_orders());
+    let (da, db) = fx.r.interleave(&a, &a).expect("interleave");
+    assert_eq!(db.receipt.outcome(), Outcome::Accepted);
+    assert_eq!(da.receipt.outcome(), Outcome::Replayed);
+    assert_eq!(da.receipt.identity(), db.receipt.identity());
+    fx.verify("orders");
+    assert_eq!(fx.r.receipts("orders").unwrap().len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// recovery
+
+/// verify rebuilds the ledger from the accepted receipts and finds a stored ledger that
+/// differs.
+pub fn verify_detects_wrong_ledger<R: Receiver>() {
+    // rule: RECOVERY-01, RECV-12, RECV-19
+    let mut fx = Fixture::<R>::new("verify");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    fx.accept(&fx.changes("c.csv", T1, T2, &[(2, "", "", "", true)]));
+    // the ledger as it was after the first delivery: behind its rows
+    let first = fx.r.receipts("orders").unwrap()[0].clone();
+    let behind = Ledger::new(orders()).follow(&first).unwrap();
+    fx.r.damage("orders", Damage::Ledger(Box::new(behind)))
+        .unwrap();
+    let problems = fx.r.verify("orders").unwrap();
+    assert!(
+        !problems.is_empty(),
+        "a ledger behind its receipts is found"
+    );
+}
+
+/// Rebuilding the ledger recovers no rows: verify cannot see rows lost behind the store's
+/// back, a replay does not restore them, and a newer complete whole-table read does.
+pub fn rebuild_recovers_no_rows<R: Receiver>() {
+    // rule: RECOVERY-02, RECV-23, RECV-16
+    let mut fx = Fixture::<R>::new("recover");
+    let full = fx.full("full.csv", T1, &base_orders());
+    fx.accept(&full);
+    fx.r.damage("orders", Damage::DeleteRow("3".into()))
+        .unwrap();
+    fx.verify("orders"); // the ledger is right; the rows are not, and no ledger can tell
+    assert!(fx.deliver(&full).receipt.replayed());
+    assert_eq!(ids(&fx.state("orders").rows), set(&["1", "2", "4", "5"]));
+    fx.accept(&fx.full("full2.csv", T2, &base_orders()));
+    assert_eq!(
+        ids(&fx.state("orders").rows),
+        set(&["1", "2", "3", "4", "5"])
+    );
+}
+
+/// Readers get the rows with the ledger that describes them.
+pub fn readers_see_rows_with_their_ledger<R: Receiver>() {
+    // rule: RECV-13, LOADER-08
+    let mut fx = Fixture::<R>::new("readers");
+    let (rows, ledger) = fx.r.read("orders").unwrap();
+    assert!(rows.rows.is_empty() && ledger.is_none());
+    let r = fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let (rows, ledger) = fx.r.read("orders").unwrap();
+    assert_eq!(rows.rows.len(), 5);
+    assert_eq!(ledger.unwrap().publication_id(), Some(r.publication_id()));
+}
+
+/// A contract may evolve (a new shape); one that changes a fixed field is refused and
+/// nothing changes.
+pub fn contract_evolution<R: Receiver>() {
+    // rule: EVOL-01, RECOVERY-03, RECV-21
+    let mut fx = Fixture::<R>::new("evolution");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let evolved = Contract::builder("orders", ["id"])
+        .shape("full", Shape::full().cost(5.0))
+        .shape("window", Shape::window())
+        .shape("changes", Shape::changes(Deletions::Tombstone))
+        .shape(
+            "window_changes",
+            Shape::window_changes(Deletions::Tombstone),
+        )
+        .window_column("order_date")
+        .cursor_column("updated_at")
+        .deleted_column("deleted")
+        .column("id", LogicalType::Int)
+        .column("order_date", LogicalType::Date)
+        .column("updated_at", LogicalType::Datetime)
+        .column("deleted", LogicalType::Bool)
+        .build()
+        .unwrap();
+    let mut job = fx.full("full2.csv", T2, &base_orders());
+    job.contract = evolved.clone();
+    job.manifest = evolved
+        .manifest("full", ts(T2))
+        .rows(5)
+        .content_hash(sha(orders_csv(&base_orders())))
+        .build()
+        .unwrap();
+    let r = fx.accept(&job);
+    assert_eq!(r.contract(), &evolved);
+    let rekeyed = Contract::builder("orders", ["order_date", "id"])
+        .shape("full", Shape::full())
+        .column("id", LogicalType::Int)
+        .column("order_date", LogicalType::Date)
+        .build()
+        .unwrap();
+    let before = fx.state("orders");
+    let mut job = fx.full("full3.csv", T3, &base_orders());
+    job.manifest = rekeyed
+        .manifest("full", ts(T3))
+        .rows(5)
+        .content_hash(sha(orders_csv(&base_orders())))
+        .build()
+        .unwrap();
+    job.contract = rekeyed;
+    assert!(fx.r.deliver(&job).is_err(), "a changed key is refused");
+    assert_eq!(fx.state("orders"), before);
+    fx.verify("orders");
+}
+
+// ---------------------------------------------------------------------------------------------
+// bad input
+
+/// A ragged CSV (a row with a field too many or too few) fails `parse` (and `rows`).
+pub fn ragged_csv_refused<R: Receiver>() {
+    // rule: CHECK-02, RECV-08
+    let mut fx = Fixture::<R>::new("ragged");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let text = "id,order_date,updated_at,amount,deleted\n1,2026-10-01,2026-10-01T10:00:00Z,1,false,extra\n2,2026-10-01,2026-10-01T10:00:00Z,2,false\n";
+    let job = fx.job("ragged.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(2)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "parse");
+}
+
+/// Invalid UTF-8 in any column fails `parse`.
+pub fn invalid_utf8_refused<R: Receiver>() {
+    // rule: CHECK-06, RECV-08
+    let mut fx = Fixture::<R>::new("utf8");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let mut bytes =
+        b"id,order_date,updated_at,amount,deleted\n1,2026-10-01,2026-10-01T10:00:00Z,".to_vec();
+    bytes.extend_from_slice(&[0xff, 0xfe]);
+    bytes.extend_from_slice(b",false\n");
+    let job = fx.job("utf8.csv", &bytes, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "parse");
+}
+
+/// A file without a bound column fails the check of that column.
+pub fn missing_bound_column_refused<R: Receiver>() {
+    // rule: CHECK-09, CHECK-10, RECV-08
+    let mut fx = Fixture::<R>::new("missing");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let text = "order_date,updated_at,amount\n2026-10-01,2026-10-01T10:00:00Z,1\n";
+    let job = fx.job("nokey.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "keys");
+    let text = "id,updated_at,amount\n1,2026-10-01T10:00:00Z,1\n";
+    let job = fx.job("nowindow.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "window");
+}
+
+/// A truncated file (cut in the middle of a row) is refused: the last row is ragged and the
+/// count no longer matches.
+pub fn truncated_file_refused<R: Receiver>() {
+    // rule: TRUST-03, CHECK-02, RECV-08
+    let mut fx = Fixture::<R>::new("truncated");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let text = orders_csv(&base_orders());
+    let cut = &text[..text.len() - 12];
+    let job = fx.job("cut.csv", cut, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(5)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    let r = fx.refuse(&job, "parse");
+    assert!(r.failures().any(|c| c.name() == "rows"));
+}
+
+/// Table and column names with quotes, spaces and semicolons are quoted identifiers: the
+/// delivery works and injects nothing.
+pub fn odd_names_are_quoted<R: Receiver>() {
+    // rule: RECV-07, LOADER-10
+    let mut fx = Fixture::<R>::new("names");
+    let table = "ord\"ers; DROP TABLE dogana_receipts; --";
+    let id = "i\"d";
+    let window = "order date;";
+    let c = orders_named(table, id, window);
+    let text = "\"i\"\"d\",order date;,updated_at,\"am\"\"t; --\",deleted\n1,2026-10-01,2026-10-01T10:00:00Z,1,false\n2,2026-10-02,2026-10-01T10:00:00Z,2,false\n";
+    let job = fx.job("odd.csv", text, &c, |c, h| {
+        c.manifest("full", ts(T1))
+            .rows(2)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.accept(&job);
+    let job = fx.job(
+        "odd-w.csv",
+        "\"i\"\"d\",order date;,updated_at,\"am\"\"t; --\",deleted\n2,2026-10-02,2026-10-10T10:00:00Z,3,false\n",
+        &c,
+        |c, h| {
+            c.manifest("window", ts(T2))
+                .window(Window::new(date("2026-10-02"), date("2026-10-02")))
+                .rows(1)
+                .content_hash(h)
+                .build()
+                .unwrap()
+        },
+    );
+    fx.accept(&job);
+    let rows = fx.state(table).rows;
+    assert_eq!(rows.columns, [id, window, "updated_at", "am\"t; --"]);
+    assert_eq!(rows.value(id, "2", "am\"t; --").as_deref(), Some("3"));
+    // the store's own tables are still there, with both receipts
+    assert_eq!(fx.r.receipts(table).unwrap().len(), 2);
+    fx.verify(table);
+}
+
+/// Names that clash are refused: a column differing from another only in letter case fails
+/// `columns`; a table named like the store's own or SQLite's is an error and records nothing,
+/// and so is one differing from a stored table only in letter case.
+pub fn impossible_names_refused<R: Receiver>() {
+    // rule: RECV-08, GATE-25
+    let mut fx = Fixture::<R>::new("impossible");
+    let text = "id,order_date,updated_at,Amount,amount,deleted\n1,2026-10-01,2026-10-01T10:00:00Z,1,1,false\n";
+    let job = fx.job("case.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T1))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.refuse(&job, "columns");
+    // (a NUL or another control character is already refused by the contract, CONTRACT-48)
+    for table in ["dogana_receipts", "DOGANA_LEDGERS", "sqlite_master"] {
+        let c = orders_named(table, "id", "order_date");
+        let job = fx.job("t.csv", orders_csv(&base_orders()), &c, |c, h| {
+            c.manifest("full", ts(T1))
+                .rows(5)
+                .content_hash(h)
+                .build()
+                .unwrap()
+        });
+        assert!(fx.r.deliver(&job).is_err(), "{table:?} is refused");
+        assert!(fx.r.receipts(table).unwrap().is_empty());
+    }
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let c = orders_named("ORDERS", "id", "order_date");
+    let job = fx.job("upper.csv", orders_csv(&base_orders()), &c, |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(5)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    assert!(
+        fx.r.deliver(&job).is_err(),
+        "ORDERS is the SQLite table orders"
+    );
+    assert!(fx.r.receipts("ORDERS").unwrap().is_empty());
+    fx.verify("orders");
+}

@@ -1,0 +1,105 @@
+//! What stops a delivery before the protocol can decide it: the receiver's own failures
+//! (GATE-25). A delivery that contradicts its manifest is never an error: it is a rejected
+//! receipt.
+
+use std::error::Error;
+use std::fmt;
+use std::io;
+
+use dogana::{InconsistentPublication, InvalidContract, SerializationError};
+use dogana_rows::RowsError;
+
+/// Why a [`Store`](crate::Store) operation failed. Nothing was committed: rows, ledger and
+/// receipts are as they were.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// SQLite failed (a busy timeout, a full disk, a read-only file...).
+    Sqlite(rusqlite::Error),
+    /// Reading the delivered file failed.
+    Io(io::Error),
+    /// The rows could not be checked for a reason that is not the delivery's fault (the
+    /// receiver gave no column types while a column hash must be checked, an unsupported
+    /// format...). See [`RowsError`].
+    Rows(RowsError),
+    /// The file's format is not known: name it with
+    /// [`DeliverOptions::format`](crate::DeliverOptions::format).
+    Format(String),
+    /// The contract cannot follow the stored history: it changes a fixed field (EVOL-01,
+    /// RECOVERY-03).
+    Contract(InvalidContract),
+    /// The table name cannot be a published table here: empty, with a NUL character, or one of
+    /// the store's own names (`dogana_*`, `sqlite_*`), or another table of the store differs
+    /// from it only in ASCII letter case (SQLite identifiers ignore it).
+    TableName(String),
+    /// A stored document does not read back, or the stored ledger and receipts disagree in a
+    /// way that stops the operation (run [`Store::verify`](crate::Store::verify)).
+    Corrupt(String),
+    /// [`Store::commit`](crate::Store::commit) was given a decision that another store handle
+    /// made, or that a later [`Store::decide`](crate::Store::decide) replaced.
+    ForeignDecision,
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Sqlite(e) => write!(f, "sqlite: {e}"),
+            StoreError::Io(e) => write!(f, "reading the delivery failed: {e}"),
+            StoreError::Rows(e) => write!(f, "{e}"),
+            StoreError::Format(m) => f.write_str(m),
+            StoreError::Contract(e) => {
+                write!(f, "the contract cannot follow the stored history: {e}")
+            }
+            StoreError::TableName(m) => write!(f, "unusable table name: {m}"),
+            StoreError::Corrupt(m) => write!(f, "the store is inconsistent: {m}"),
+            StoreError::ForeignDecision => f.write_str(
+                "this decision was not made by this store handle, or a later decide replaced it",
+            ),
+        }
+    }
+}
+
+impl Error for StoreError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            StoreError::Sqlite(e) => Some(e),
+            StoreError::Io(e) => Some(e),
+            StoreError::Rows(e) => Some(e),
+            StoreError::Contract(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sqlite(e)
+    }
+}
+
+impl From<io::Error> for StoreError {
+    fn from(e: io::Error) -> Self {
+        StoreError::Io(e)
+    }
+}
+
+impl From<RowsError> for StoreError {
+    fn from(e: RowsError) -> Self {
+        match e {
+            RowsError::Io(e) => StoreError::Io(e),
+            e => StoreError::Rows(e),
+        }
+    }
+}
+
+impl From<SerializationError> for StoreError {
+    fn from(e: SerializationError) -> Self {
+        StoreError::Corrupt(format!("a stored document does not read back: {e}"))
+    }
+}
+
+impl From<InconsistentPublication> for StoreError {
+    fn from(e: InconsistentPublication) -> Self {
+        StoreError::Corrupt(e.to_string())
+    }
+}

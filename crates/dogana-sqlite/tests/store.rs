@@ -1,0 +1,400 @@
+//! What is particular to the SQLite store: its tables and view, the two-phase API, column
+//! types, value order in SQL, NDJSON.
+//!
+//! rule: LOADER-09 — this crate is the reference loader on SQLite
+
+use std::path::PathBuf;
+
+use dogana::{Contract, Deletions, LogicalType, Outcome, Shape, Window, Wire};
+use dogana_sqlite::conformance::{date, orders, orders_csv, sha, ts, Order};
+use dogana_sqlite::{DeliverOptions, Store, StoreError};
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dogana-sqlite-store-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn base() -> Vec<Order<'static>> {
+    vec![
+        (1, "2026-10-01", "2026-10-01T10:00:00Z", "10.50", false),
+        (2, "2026-10-02", "2026-10-02T10:00:00Z", "20.25", false),
+        (3, "2026-10-03", "2026-10-03T10:00:00Z", "30.00", false),
+    ]
+}
+
+fn now() -> dogana::Timestamp {
+    ts("2026-11-01T00:00:00Z")
+}
+
+#[test]
+fn the_regions_view_shows_the_stored_ledger() {
+    // rule: LOADER-10, LOADER-11, LOADER-12, LOADER-13
+    let d = dir("view");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let file = d.join("w.csv");
+    let text = orders_csv(&base()[1..]);
+    std::fs::write(&file, &text).unwrap();
+    let m = orders()
+        .manifest("window", ts("2026-10-26T06:00:00Z"))
+        .window(Window::new(date("2026-10-02"), date("2026-10-03")))
+        .rows(2)
+        .content_hash(sha(&text))
+        .build()
+        .unwrap();
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(r.receipt.outcome(), Outcome::Accepted);
+    let conn = store.connection();
+    let doc: String = conn
+        .query_row(
+            "SELECT document FROM dogana_ledgers WHERE table_name = 'orders'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(doc, store.ledger("orders").unwrap().unwrap().to_json());
+    let mut stmt = conn
+        .prepare(
+            "SELECT table_name, publication_id, region_index, low, high, low_open, high_open,
+                    complete_as_of, deletions_as_of
+             FROM dogana_regions ORDER BY region_index",
+        )
+        .unwrap();
+    type Row = (
+        String,
+        String,
+        i64,
+        Option<String>,
+        Option<String>,
+        i64,
+        i64,
+        Option<String>,
+        Option<String>,
+    );
+    let rows: Vec<Row> = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(rows.len(), 3);
+    let head = r.receipt.publication_id().to_owned();
+    assert!(rows.iter().all(|r| r.0 == "orders" && r.1 == head));
+    assert_eq!(rows[0].2, 0);
+    assert_eq!(rows[0].3.as_deref(), Some("null"));
+    assert_eq!(rows[1].3.as_deref(), Some(r#"{"$date":"2026-10-02"}"#));
+    assert_eq!(rows[1].4.as_deref(), Some(r#"{"$date":"2026-10-03"}"#));
+    assert_eq!((rows[1].5, rows[1].6), (0, 0));
+    assert_eq!(rows[1].7.as_deref(), Some("2026-10-26T06:00:00+00:00"));
+    assert_eq!(rows[1].8.as_deref(), Some("2026-10-26T06:00:00+00:00"));
+    assert_eq!(rows[0].7, None, "unknown regions have null dates");
+    // LOADER-13: min ignores nulls; a reader requires every date non-null first
+    let (unknown, min): (i64, Option<String>) = conn
+        .query_row(
+            "SELECT count(*) FILTER (WHERE complete_as_of IS NULL), min(complete_as_of) FROM dogana_regions",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (unknown, min.as_deref()),
+        (2, Some("2026-10-26T06:00:00+00:00"))
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn deciding_touches_nothing_and_commit_checks_the_decision() {
+    // rule: RECV-06, RECV-09
+    let d = dir("two-phase");
+    let path = d.join("s.db");
+    let mut a = Store::open(&path).unwrap();
+    let mut b = Store::open(&path).unwrap();
+    let file = d.join("f.csv");
+    let text = orders_csv(&base());
+    std::fs::write(&file, &text).unwrap();
+    let m = orders()
+        .manifest("full", ts("2026-10-10T06:00:00Z"))
+        .rows(3)
+        .content_hash(sha(&text))
+        .build()
+        .unwrap();
+    let decision = a.decide(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(decision.receipt().outcome(), Outcome::Accepted);
+    // nothing is published or recorded before the commit, for any reader
+    assert!(b.read_consistent_rows("orders").unwrap().rows.is_empty());
+    assert!(b.receipts("orders").unwrap().is_empty());
+    assert!(b.ledger("orders").unwrap().is_none());
+    // a decision commits only on the handle that made it, and only the latest one
+    let other = b.decide(&file, &orders(), &m, now(), None).unwrap();
+    assert!(matches!(a.commit(other), Err(StoreError::ForeignDecision)));
+    let replaced = a.decide(&file, &orders(), &m, now(), None).unwrap();
+    assert!(matches!(
+        a.commit(decision),
+        Err(StoreError::ForeignDecision)
+    ));
+    let done = a.commit(replaced).unwrap();
+    assert_eq!(done.redecided, 0);
+    assert_eq!(b.read_consistent_rows("orders").unwrap().rows.len(), 3);
+    // a replay is decided as one and commits nothing
+    let replay = b.decide(&file, &orders(), &m, now(), None).unwrap();
+    assert!(replay.is_replay());
+    assert!(b.commit(replay).unwrap().replayed());
+    assert_eq!(b.receipts("orders").unwrap().len(), 1);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn published_columns_are_typed() {
+    // rule: PLAN-14, LOADER-07
+    let d = dir("types");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let file = d.join("f.csv");
+    let text = orders_csv(&base());
+    std::fs::write(&file, &text).unwrap();
+    let m = orders()
+        .manifest("full", ts("2026-10-10T06:00:00Z"))
+        .rows(3)
+        .content_hash(sha(&text))
+        .build()
+        .unwrap();
+    let options = DeliverOptions::new().column_type("amount", "float");
+    let r = store
+        .deliver_with(&file, &orders(), &m, now(), None, &options)
+        .unwrap();
+    assert!(r.accepted());
+    let conn = store.connection();
+    let types: Vec<(String, String)> = conn
+        .prepare("SELECT name, type FROM pragma_table_info('orders')")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let types: Vec<(&str, &str)> = types
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("id", "INTEGER"),
+            ("order_date", "TEXT"),
+            ("updated_at", "TEXT"),
+            ("amount", "REAL")
+        ]
+    );
+    let row: (String, String, String, String) = conn
+        .query_row(
+            "SELECT typeof(id), typeof(order_date), updated_at, typeof(amount) FROM orders WHERE id = 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            "integer".into(),
+            "text".into(),
+            "2026-10-02T10:00:00+00:00".into(),
+            "real".into()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Windows compare in SQL as the protocol orders values: datetimes with fractions, strings by
+/// code point.
+#[test]
+fn sql_order_is_the_protocol_order() {
+    // rule: DOMAIN-08, DOMAIN-09, DOMAIN-10, PLAN-04
+    let d = dir("order");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let c = Contract::builder("ev", ["k"])
+        .shape("full", Shape::full())
+        .shape("window", Shape::window())
+        .window_column("at")
+        .column("k", LogicalType::Str)
+        .column("at", LogicalType::Datetime)
+        .build()
+        .unwrap();
+    let full = "k,at\na,2026-10-01T00:00:00Z\nb,2026-10-01T00:00:00.5Z\nc,2026-10-01T02:00:00+02:00\nd,2026-10-01T00:00:01Z\n";
+    let file = d.join("full.csv");
+    std::fs::write(&file, full).unwrap();
+    let m = c
+        .manifest("full", ts("2026-10-10T06:00:00Z"))
+        .rows(4)
+        .build()
+        .unwrap();
+    assert!(store
+        .deliver(&file, &c, &m, now(), None)
+        .unwrap()
+        .accepted());
+    // [00:00:00.000001, 00:00:00.999999] holds b only; c is 00:00:00 in UTC
+    let w = "k,at\nb,2026-10-01T00:00:00.75Z\n";
+    let file = d.join("w.csv");
+    std::fs::write(&file, w).unwrap();
+    let m = c
+        .manifest("window", ts("2026-10-11T06:00:00Z"))
+        .window(Window::new(
+            ts("2026-10-01T00:00:00.000001Z"),
+            ts("2026-10-01T00:00:00.999999Z"),
+        ))
+        .rows(1)
+        .build()
+        .unwrap();
+    let r = store.deliver(&file, &c, &m, now(), None).unwrap();
+    assert!(
+        r.accepted(),
+        "{:?}",
+        r.receipt.failures().collect::<Vec<_>>()
+    );
+    let rows = store.read_consistent_rows("ev").unwrap();
+    let mut got: Vec<String> = rows.rows.iter().map(|r| format!("{:?}", r)).collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            r#"[Text("a"), Text("2026-10-01T00:00:00+00:00")]"#,
+            r#"[Text("b"), Text("2026-10-01T00:00:00.750000+00:00")]"#,
+            r#"[Text("c"), Text("2026-10-01T00:00:00+00:00")]"#,
+            r#"[Text("d"), Text("2026-10-01T00:00:01+00:00")]"#,
+        ]
+    );
+    // string windows: code-point order, "é" (U+00E9) after "z"
+    let c = Contract::builder("words", ["w"])
+        .shape("full", Shape::full())
+        .shape("window", Shape::window())
+        .window_column("w")
+        .column("w", LogicalType::Str)
+        .build()
+        .unwrap();
+    let file = d.join("words.csv");
+    std::fs::write(&file, "w\na\nz\n\u{e9}\nZ\n").unwrap();
+    let m = c
+        .manifest("full", ts("2026-10-10T06:00:00Z"))
+        .rows(4)
+        .build()
+        .unwrap();
+    assert!(store
+        .deliver(&file, &c, &m, now(), None)
+        .unwrap()
+        .accepted());
+    let file = d.join("words-w.csv");
+    std::fs::write(&file, "w\n").unwrap();
+    let m = c
+        .manifest("window", ts("2026-10-11T06:00:00Z"))
+        .window(Window::new("b", "\u{ff}"))
+        .rows(0)
+        .build()
+        .unwrap();
+    assert!(store
+        .deliver(&file, &c, &m, now(), None)
+        .unwrap()
+        .accepted());
+    let rows = store.read_consistent_rows("words").unwrap();
+    let mut got: Vec<String> = rows.rows.iter().map(|r| format!("{:?}", r[0])).collect();
+    got.sort();
+    assert_eq!(got, [r#"Text("Z")"#, r#"Text("a")"#]);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn ndjson_deliveries() {
+    // rule: CHECK-04, PLAN-05, PLAN-06
+    let d = dir("ndjson");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let c = Contract::builder("orders", ["id"])
+        .shape("full", Shape::full())
+        .shape("changes", Shape::changes(Deletions::Tombstone))
+        .cursor_column("updated_at")
+        .deleted_column("deleted")
+        .column("id", LogicalType::Int)
+        .column("updated_at", LogicalType::Datetime)
+        .column("deleted", LogicalType::Bool)
+        .build()
+        .unwrap();
+    let full = r#"{"id":1,"updated_at":"2026-10-01T10:00:00Z","note":"x","n":1.5}
+{"id":2,"updated_at":"2026-10-01T10:00:00Z","note":"y","n":2}
+"#;
+    let file = d.join("full.ndjson");
+    std::fs::write(&file, full).unwrap();
+    let m = c
+        .manifest("full", ts("2026-10-10T06:00:00Z"))
+        .rows(2)
+        .build()
+        .unwrap();
+    assert!(store
+        .deliver(&file, &c, &m, now(), None)
+        .unwrap()
+        .accepted());
+    // a changes read whose lines lack "n": null there; a tombstone
+    let changes = r#"{"id":1,"updated_at":"2026-10-10T10:00:00Z","note":"x2"}
+{"id":2,"deleted":true}
+"#;
+    let file = d.join("c.jsonl");
+    std::fs::write(&file, changes).unwrap();
+    let m = c
+        .manifest("changes", ts("2026-10-11T06:00:00Z"))
+        .since(ts("2026-10-10T06:00:00Z"))
+        .rows(1)
+        .tombstones(1)
+        .build()
+        .unwrap();
+    let r = store.deliver(&file, &c, &m, now(), None).unwrap();
+    assert!(
+        r.accepted(),
+        "{:?}",
+        r.receipt.failures().collect::<Vec<_>>()
+    );
+    let rows = store.read_consistent_rows("orders").unwrap();
+    assert_eq!(rows.columns, ["id", "updated_at", "note", "n"]);
+    assert_eq!(rows.rows.len(), 1);
+    assert_eq!(format!("{:?}", rows.rows[0][2]), r#"Text("x2")"#);
+    assert_eq!(format!("{:?}", rows.rows[0][3]), "Null");
+    assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn an_unknown_format_is_an_error_and_records_nothing() {
+    // rule: GATE-25
+    let d = dir("format");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let file = d.join("orders.txt");
+    std::fs::write(&file, orders_csv(&base())).unwrap();
+    let m = orders()
+        .manifest("full", ts("2026-10-10T06:00:00Z"))
+        .rows(3)
+        .build()
+        .unwrap();
+    assert!(matches!(
+        store.deliver(&file, &orders(), &m, now(), None),
+        Err(StoreError::Format(_))
+    ));
+    assert!(store.receipts("orders").unwrap().is_empty());
+    let r = store
+        .deliver_with(
+            &file,
+            &orders(),
+            &m,
+            now(),
+            None,
+            &DeliverOptions::new().format(dogana_sqlite::Format::Csv),
+        )
+        .unwrap();
+    assert!(r.accepted());
+    let _ = std::fs::remove_dir_all(&d);
+}
