@@ -1,0 +1,382 @@
+//! The command line's grammar (clap derive). Parsing here only checks the call's shape; every
+//! value the contract types (times, windows, positions) is read by the command, so that a wrong
+//! value is a refusal (exit 1) and a wrong call a usage error (exit 2).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::typed;
+
+const MAIN_EXAMPLES: &str = "\
+Examples:
+  dogana contract orders.toml -o orders.contract.json
+  dogana manifest orders.csv --contract orders.toml --shape full \\
+      --produced-at 2026-10-26T06:00:00Z --rows 1000
+  dogana check orders.csv --contract orders.toml
+  dogana claims ledger.json --at 2026-10-27T00:00:00Z --limit-days 2
+  dogana deliver orders.csv --store orders.db --contract orders.toml
+  dogana receipts --store orders.db orders
+  dogana verify --store orders.db
+  dogana claims --store orders.db orders --limit-days 2
+
+Exit status: 0 success, 1 dogana refuses (invalid contract, manifest or ledger, a mismatch,
+an unreadable file, an existing manifest, a rejected delivery, a store that fails verify),
+2 the command is called wrongly.";
+
+const MANIFEST_EXAMPLES: &str = "\
+Examples:
+  # a full export, read at 06:00 UTC: writes orders.csv.json
+  dogana manifest orders.csv --contract orders.toml --shape full \\
+      --produced-at 2026-10-26T06:00:00Z --rows 1000
+  # a rolling window shape: the window ends at --produced-at
+  dogana manifest last3.csv --contract orders.toml --shape last3 \\
+      --produced-at 2026-10-26T06:00:00+02:00 --rows 120
+  # an explicit window, typed by the window column (here a date)
+  dogana manifest oct.csv --contract orders.toml --shape last3 \\
+      --produced-at 2026-10-26T06:00:00Z --rows 900 --window 2026-10-01 2026-10-25
+  # changes with tombstones since the last read, replacing an existing manifest
+  dogana manifest changes.csv --contract orders.toml --shape changes \\
+      --produced-at 2026-10-26T06:00:00Z --since 2026-10-25T06:00:00Z \\
+      --rows 12 --tombstones 1 --force
+  # to standard output
+  dogana manifest orders.csv --contract orders.toml --shape full \\
+      --produced-at 2026-10-26T06:00:00Z --rows 1000 -o -
+
+TIME is RFC 3339 with a UTC offset (Z or +HH:MM); a TIME without one is refused (exit 1).
+--produced-at is the instant the source was read, never when this command runs.";
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  # reads orders.csv.json, prints `orders.csv: manifest valid for orders/full; content_hash matches`
+  dogana check orders.csv --contract orders.toml
+  dogana check orders.csv --contract orders.contract.json --manifest incoming/orders.json --json
+
+Rows are not checked: the receiver counts them (CLI-18).";
+
+const CLAIMS_EXAMPLES: &str = "\
+Examples:
+  dogana claims ledger.json
+  dogana claims ledger.json --at 2026-10-27T00:00:00Z --limit-days 1.5
+  dogana claims ledger.json --window 2026-10-01 2026-10-31 --json
+  # the ledger a receiver's store holds for table orders
+  dogana claims --store orders.db orders --limit-days 2
+
+Prints one line per region, then the table's state and its exact instant:
+  orders [2026-09-27, 2026-10-26]: complete; complete as of 2026-10-26T06:00:00+00:00; deletions as of 2026-10-26T06:00:00+00:00
+  orders: unknown; exact at no single instant";
+
+const DELIVER_EXAMPLES: &str = "\
+Examples:
+  # reads orders.csv.json; prints the outcome, every check, the plan and the table's claims
+  dogana deliver orders.csv --store orders.db --contract orders.toml
+  dogana deliver changes.csv --store orders.db --contract orders.toml \\
+      --manifest incoming/changes.json --at 2026-10-26T06:05:00Z --source sftp
+  # the receipt's wire document
+  dogana deliver orders.csv --store orders.db --contract orders.toml --json
+
+Exit status: 0 accepted or replayed (the same manifest accepted before), 1 rejected (the
+receipt is kept: dogana receipts) or refused (nothing stored), 2 the command is called wrongly.
+A delivery taking more than a second shows a spinner on standard error when it is a terminal.";
+
+const RECEIPTS_EXAMPLES: &str = "\
+Examples:
+  dogana receipts --store orders.db orders
+  dogana receipts --store orders.db orders --json
+
+One line per receipt, in the order they were stored: seq, outcome, shape, produced_at, the
+publication id after it (12 characters) and the failed checks:
+  1 accepted full 2026-10-25T06:00:00+00:00 publication 77bf8492138a
+  2 accepted changes 2026-10-26T06:00:00+00:00 publication 6b1b6c122507
+  3 rejected changes 2026-10-27T06:00:00+00:00 publication 6b1b6c122507 failed: rows: the read holds 3 live rows and 0 tombstones; the manifest declares 4 and 0";
+
+const VERIFY_EXAMPLES: &str = "\
+Examples:
+  dogana verify --store orders.db          # every table
+  dogana verify --store orders.db orders
+
+Exit status: 0 when every stored ledger is the fold of its accepted receipts, 1 otherwise.";
+
+const CONTRACT_EXAMPLES: &str = "\
+Examples:
+  dogana contract orders.toml                          # the wire document on standard output
+  dogana contract orders.toml -o orders.contract.json  # written, with its identity and schema hash
+
+The TOML format is described in docs/contract-toml.md.";
+
+const IDENTITY_EXAMPLES: &str = "\
+Examples:
+  dogana identity orders.csv.json        # Manifest 3f1c...
+  dogana identity ledger.json            # Ledger 9a0b...
+  cat receipt.json | dogana identity -";
+
+const CANONICAL_EXAMPLES: &str = "\
+Examples:
+  dogana canonical orders.csv.json | sha256sum
+  echo '{\"b\": 1.0, \"a\": [1e21]}' | dogana canonical -    # {\"a\":[1e+21],\"b\":1}";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  dogana completions bash > /etc/bash_completion.d/dogana
+  dogana completions zsh > \"${fpath[1]}/_dogana\"
+  dogana completions fish > ~/.config/fish/completions/dogana.fish";
+
+/// What each delivery of a table proves: manifests, checks and claims.
+#[derive(Debug, Parser)]
+#[command(name = "dogana", version, after_help = MAIN_EXAMPLES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write FILE.json: the manifest of one read, with FILE's SHA-256
+    #[command(
+        after_help = MANIFEST_EXAMPLES,
+        override_usage = "dogana manifest FILE --contract PATH --shape NAME --produced-at TIME --rows N [options]"
+    )]
+    Manifest(ManifestArgs),
+    /// Check FILE against its manifest and the contract (not its rows)
+    #[command(
+        after_help = CHECK_EXAMPLES,
+        override_usage = "dogana check FILE --contract PATH [--manifest PATH] [--json]"
+    )]
+    Check(CheckArgs),
+    /// Print what a ledger (a document, or a store's) claims at a time, region by region
+    #[command(
+        after_help = CLAIMS_EXAMPLES,
+        override_usage = "dogana claims LEDGER [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--json]\n       dogana claims --store DB TABLE [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--json]"
+    )]
+    Claims(ClaimsArgs),
+    /// Deliver FILE to a receiver's store: check it, publish it or reject it, keep the receipt
+    #[command(
+        after_help = DELIVER_EXAMPLES,
+        override_usage = "dogana deliver FILE --store DB --contract PATH [--manifest PATH] [--at TIME] [--source TEXT] [--format FORMAT] [--column-type NAME=TYPE]... [--json]"
+    )]
+    Deliver(DeliverArgs),
+    /// List the receipts a store keeps for a table
+    #[command(
+        after_help = RECEIPTS_EXAMPLES,
+        override_usage = "dogana receipts --store DB TABLE [--json]"
+    )]
+    Receipts(ReceiptsArgs),
+    /// Check that each stored ledger is the fold of its accepted receipts
+    #[command(
+        after_help = VERIFY_EXAMPLES,
+        override_usage = "dogana verify --store DB [TABLE]"
+    )]
+    Verify(VerifyArgs),
+    /// Turn a TOML contract description into the contract's wire document
+    #[command(after_help = CONTRACT_EXAMPLES)]
+    Contract(ContractArgs),
+    /// Print a wire document's kind and identity
+    #[command(after_help = IDENTITY_EXAMPLES)]
+    Identity(IdentityArgs),
+    /// Print the RFC 8785 canonical bytes of a JSON document
+    #[command(after_help = CANONICAL_EXAMPLES)]
+    Canonical(CanonicalArgs),
+    /// Print a shell completion script
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManifestArgs {
+    /// The delivered file; it is hashed, never parsed
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The contract: a wire document (JSON) or a TOML description
+    #[arg(long, value_name = "PATH")]
+    pub contract: PathBuf,
+    /// The name of the contract's shape the read has
+    #[arg(long, value_name = "NAME")]
+    pub shape: String,
+    /// The instant of the source the read shows, with a UTC offset
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub produced_at: String,
+    /// Live rows in the read
+    #[arg(long, value_name = "N")]
+    pub rows: u64,
+    /// Tombstones (deleted keys) in the read; tombstone shapes only
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub tombstones: u64,
+    /// The closed window read, typed by the window column; omitted for a rolling shape
+    #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
+    pub window: Option<Vec<String>>,
+    /// Where a read of changes starts: a TIME, a generation token or a sequence position
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub since: Option<String>,
+    /// The position the read ends at: a generation token, or an integer for sequence tables
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub generation: Option<String>,
+    /// Replace an existing manifest (atomically)
+    #[arg(long)]
+    pub force: bool,
+    /// Where to write the manifest instead of FILE.json; `-` is standard output
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The delivered file
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The contract: a wire document (JSON) or a TOML description
+    #[arg(long, value_name = "PATH")]
+    pub contract: PathBuf,
+    /// The manifest [default: FILE.json]
+    #[arg(long, value_name = "PATH")]
+    pub manifest: Option<PathBuf>,
+    /// Print the result as one JSON object on standard output
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ClaimsArgs {
+    /// The ledger document (ledger.to_json()); `-` reads standard input. With --store: the TABLE
+    /// whose stored ledger to read
+    #[arg(value_name = "LEDGER", required_unless_present = "store")]
+    pub ledger: Option<PathBuf>,
+    /// Read the ledger of TABLE from this receiver's store instead of a document
+    #[arg(long, value_name = "DB")]
+    pub store: Option<PathBuf>,
+    /// The reader's time, with a UTC offset [default: now]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub at: Option<String>,
+    /// Expire regions proven more than DAYS days before --at (a nonnegative number, may be
+    /// fractional) [default: nothing expires]
+    #[arg(long, value_name = "DAYS", value_parser = typed::limit_days)]
+    pub limit_days: Option<dogana::Duration>,
+    /// Cut the regions to this closed window, typed by the window column
+    #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
+    pub window: Option<Vec<String>>,
+    /// Print the Claims wire document instead of lines
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DeliverArgs {
+    /// The delivered file: CSV with a header row, NDJSON or Parquet
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The receiver's store, a SQLite database file (created if missing)
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The contract: a wire document (JSON) or a TOML description
+    #[arg(long, value_name = "PATH")]
+    pub contract: PathBuf,
+    /// The manifest [default: FILE.json]
+    #[arg(long, value_name = "PATH")]
+    pub manifest: Option<PathBuf>,
+    /// The receiver's now, with a UTC offset [default: the clock]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub at: Option<String>,
+    /// Where the delivery came from, recorded in the receipt
+    #[arg(long, value_name = "TEXT")]
+    pub source: Option<String>,
+    /// The file's format [default: from its extension: .csv, .ndjson or .jsonl, .parquet]
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    pub format: Option<FileFormat>,
+    /// The type of a column the contract does not bind (int, float, bool, str, date, datetime
+    /// or decimal(p,s)), for the column hash; repeatable. A TOML contract's `columns` give them
+    #[arg(long = "column-type", value_name = "NAME=TYPE")]
+    pub column_types: Vec<String>,
+    /// Print the receipt's wire document instead of lines
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The formats of a delivered file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FileFormat {
+    /// Comma-separated values with a header row
+    Csv,
+    /// Newline-delimited JSON, one object per line
+    Ndjson,
+    /// Apache Parquet (a build with the `parquet` feature)
+    Parquet,
+}
+
+#[derive(Debug, Args)]
+pub struct ReceiptsArgs {
+    /// The receiver's store, a SQLite database file
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The table
+    #[arg(value_name = "TABLE")]
+    pub table: String,
+    /// Print a JSON array of the receipts' wire documents instead of lines
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The receiver's store, a SQLite database file
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// Verify only this table [default: every table of the store]
+    #[arg(value_name = "TABLE")]
+    pub table: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ContractArgs {
+    /// The TOML description (a JSON contract is normalized as well)
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Write the wire document to PATH instead of standard output
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Replace an existing output file (atomically)
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IdentityArgs {
+    /// A wire document of any kind; `-` reads standard input
+    #[arg(value_name = "DOC")]
+    pub doc: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CanonicalArgs {
+    /// A JSON document; `-` reads standard input
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// Exits with a usage error (status 2) of `subcommand`, its usage and a pointer to `--help`: for
+/// a call the grammar accepts but the command cannot take, such as `dogana claims --store DB`
+/// without its TABLE.
+pub fn usage_error(subcommand: &str, message: impl std::fmt::Display) -> ! {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    command.build();
+    let sub = command
+        .find_subcommand_mut(subcommand)
+        .expect("a subcommand of the grammar");
+    sub.error(clap::error::ErrorKind::MissingRequiredArgument, message)
+        .exit()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn grammar_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,61 @@
+//! One module per command. Each takes its parsed arguments and returns `Ok` or a
+//! [`Refusal`](crate::refusal::Refusal); `main` turns the result into the exit status.
+//!
+//! Layout:
+//! - sender side, no store: [`manifest`], [`check`], [`contract`];
+//! - reader side: [`claims`] (from a ledger document, or from a store with `--store DB TABLE`);
+//! - receiver side, on a `dogana-sqlite` store: [`receiver`] (`deliver`, `receipts`, `verify`,
+//!   and the ledger `claims --store` reads);
+//! - documents: [`identity`], [`canonical`]; and [`completions`].
+//!
+//! Shared pieces: `input` (contracts in JSON or TOML, manifests, ledgers), `typed` (option values
+//! typed by the contract), `output` (standard output, atomic writes), `progress` (the spinner of a
+//! long delivery) and [`claims::print`] (the claims lines).
+
+pub mod canonical;
+pub mod check;
+pub mod claims;
+pub mod completions;
+pub mod contract;
+pub mod identity;
+pub mod manifest;
+pub mod receiver;
+
+use crate::cli::{Cli, Command};
+use crate::refusal::Result;
+
+/// Runs the command.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Manifest(a) => manifest::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Claims(a) => claims::run(a),
+        Command::Deliver(a) => receiver::deliver(a),
+        Command::Receipts(a) => receiver::receipts(a),
+        Command::Verify(a) => receiver::verify(a),
+        Command::Contract(a) => contract::run(a),
+        Command::Identity(a) => identity::run(a),
+        Command::Canonical(a) => canonical::run(a),
+        Command::Completions(a) => completions::run(a),
+    }
+}
+
+/// The gate's `manifest` check of `manifest` against `contract` (GATE-03): the declarations
+/// agree with each other and with the contract, schema hash included. Returns the check's
+/// detail when it passes, and the failure's detail otherwise.
+pub fn manifest_check(
+    contract: &dogana::Contract,
+    manifest: &dogana::Manifest,
+) -> std::result::Result<String, String> {
+    let ledger = dogana::Ledger::new(contract.clone());
+    let checks = dogana::Gate::preflight(&ledger, manifest, manifest.produced_at());
+    let check = checks
+        .iter()
+        .find(|c| c.name() == "manifest")
+        .expect("preflight always runs the manifest check");
+    if check.passed() {
+        Ok(check.detail().to_owned())
+    } else {
+        Err(check.detail().to_owned())
+    }
+}

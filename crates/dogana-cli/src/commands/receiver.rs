@@ -1,0 +1,443 @@
+//! The receiver commands, on a `dogana-sqlite` store (one SQLite database file):
+//!
+//! - `dogana deliver FILE --store DB --contract PATH [--manifest PATH] [--at TIME] [--source
+//!   TEXT] [--format FORMAT] [--column-type NAME=TYPE]... [--json]`: one delivery, decided and
+//!   committed by `Store::deliver_with` in the protocol's order (RECV-01 to RECV-10, LOADER-01
+//!   to LOADER-05). Prints the decision: the outcome, every check, the plan and the table's
+//!   claims line. Exit 0 accepted or replayed, 1 rejected (the receipt is kept) or refused
+//!   (nothing is stored).
+//! - `dogana receipts --store DB TABLE [--json]`: every receipt kept, in order (RECV-11).
+//! - `dogana verify --store DB [TABLE]`: each stored ledger against the fold of its accepted
+//!   receipts (RECV-12); exit 1 when one differs.
+//! - `claims --store DB TABLE` reads its ledger through [`stored_ledger`].
+//!
+//! The receiver parses rows; this command line only calls it. Every decision is the store's
+//! and the `dogana` crate's.
+
+use std::path::Path;
+
+use dogana::{Duration, Ledger, Outcome, Receipt, Wire};
+use dogana_sqlite::{DeliverOptions, Delivery, Format, Store, StoreError};
+use serde_json::Value;
+
+use crate::cli::{DeliverArgs, FileFormat, ReceiptsArgs, VerifyArgs};
+use crate::commands::claims;
+use crate::commands::manifest::default_path;
+use crate::input::{self, shown};
+use crate::output;
+use crate::progress::Progress;
+use crate::refusal::{refuse, Refusal, Result};
+use crate::typed;
+
+/// How many hex characters of a publication id or an identity the lines show.
+const SHORT: usize = 12;
+
+fn short(id: &str) -> &str {
+    id.get(..SHORT).unwrap_or(id)
+}
+
+/// `1 check`, `2 checks`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+impl From<FileFormat> for Format {
+    fn from(f: FileFormat) -> Format {
+        match f {
+            FileFormat::Csv => Format::Csv,
+            FileFormat::Ndjson => Format::Ndjson,
+            FileFormat::Parquet => Format::Parquet,
+        }
+    }
+}
+
+/// A refusal for a failed store operation: nothing was committed (StoreError's promise).
+fn failed(what: &str, db: &Path, e: &StoreError) -> Refusal {
+    use dogana_rows::RowsError;
+    match e {
+        StoreError::Rows(RowsError::ColumnTypesRequired(columns)) => {
+            return Refusal::new(format!(
+                "{what} failed: the column hash needs the type of every column, and the contract does not type {}; pass --column-type NAME=TYPE for each (as in --column-type amount=decimal(12,2)), or a TOML contract whose columns list them; nothing was changed",
+                columns.join(", ")
+            ))
+        }
+        StoreError::Rows(RowsError::Unsupported(m)) => {
+            return Refusal::new(format!(
+                "{what} failed: {m}; build dogana with cargo build -p dogana-cli --features parquet, or deliver CSV or NDJSON; nothing was changed"
+            ))
+        }
+        _ => {}
+    }
+    let hint = match e {
+        StoreError::Format(_) => "; name it with --format csv, ndjson or parquet",
+        StoreError::Contract(_) => {
+            "; the table's key, window, deleted column and their types are fixed: deliver under the contract the store holds"
+        }
+        StoreError::Corrupt(_) => "; run dogana verify --store DB to see what differs",
+        _ => "",
+    };
+    Refusal::new(format!(
+        "{what} failed on store {}: {e}{hint}; nothing was changed",
+        shown(db)
+    ))
+}
+
+/// Opens the store at `db`. A reader never creates one: a missing DB is refused.
+fn open(db: &Path, create: bool) -> Result<Store> {
+    match std::fs::metadata(db) {
+        Ok(m) if m.is_dir() => refuse!(
+            "store {} is a directory; name the SQLite database file",
+            shown(db)
+        ),
+        Err(_) if !create => refuse!(
+            "store {} does not exist; deliver a file to it first with dogana deliver FILE --store DB --contract PATH",
+            shown(db)
+        ),
+        _ => {}
+    }
+    Store::open(db).map_err(|e| {
+        Refusal::new(format!(
+            "cannot open the store {}: {e}; name a dogana store (a SQLite database file) this user can write",
+            shown(db)
+        ))
+    })
+}
+
+/// The tables of the store: those with a ledger or with any receipt, sorted.
+fn tables(store: &Store, db: &Path) -> Result<Vec<String>> {
+    let read = || -> std::result::Result<Vec<String>, dogana_sqlite::rusqlite::Error> {
+        let mut stmt = store.connection().prepare(
+            "SELECT table_name FROM dogana_ledgers UNION SELECT table_name FROM dogana_receipts ORDER BY 1",
+        )?;
+        let names = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<std::result::Result<Vec<String>, _>>()?;
+        Ok(names)
+    };
+    read().map_err(|e| failed("listing the tables", db, &StoreError::Sqlite(e)))
+}
+
+/// Refuses a table the store knows nothing of, naming the ones it has.
+fn unknown_table(db: &Path, table: &str, known: &[String]) -> Refusal {
+    let have = if known.is_empty() {
+        "it holds no table yet".to_owned()
+    } else {
+        format!("its tables: {}", known.join(", "))
+    };
+    Refusal::new(format!(
+        "store {} has no receipt and no ledger for table {table:?}; {have}",
+        shown(db)
+    ))
+}
+
+/// The ledger the store holds for `table`: the stored one, or, for a table with only rejected
+/// receipts, the new ledger of the latest receipt's contract (nothing published yet).
+pub fn stored_ledger(db: &Path, table: &Path) -> Result<Ledger> {
+    let Some(table) = table.to_str() else {
+        refuse!("table {} is not UTF-8 text", shown(table))
+    };
+    let store = open(db, false)?;
+    if let Some(ledger) = store
+        .ledger(table)
+        .map_err(|e| failed("reading the ledger", db, &e))?
+    {
+        return Ok(ledger);
+    }
+    let receipts = store
+        .receipts(table)
+        .map_err(|e| failed("reading the receipts", db, &e))?;
+    match receipts.last() {
+        Some(r) => Ok(Ledger::new(r.receipt.contract().clone())),
+        None => Err(unknown_table(db, table, &tables(&store, db)?)),
+    }
+}
+
+/// The options for reading FILE: its format, and the types of the columns the contract does
+/// not bind (from the TOML contract's `columns`, then `--column-type`).
+fn deliver_options(
+    a: &DeliverArgs,
+    contract: &dogana::Contract,
+    columns: Vec<(String, String)>,
+) -> Result<DeliverOptions> {
+    let mut options = DeliverOptions::new();
+    if let Some(format) = a.format {
+        options = options.format(format.into());
+    }
+    let bound = |name: &str| contract.types().contains_key(name);
+    for (name, ty) in columns {
+        if !bound(&name) {
+            options = options.column_type(name, ty);
+        }
+    }
+    for pair in &a.column_types {
+        let Some((name, ty)) = pair.split_once('=') else {
+            refuse!("--column-type {pair:?} is not NAME=TYPE; write it as in --column-type amount=decimal(12,2)")
+        };
+        if bound(name) {
+            refuse!(
+                "--column-type {pair:?}: the contract binds column {name:?} to {}; drop the option",
+                contract.types()[name]
+            );
+        }
+        options = options.column_type(name, ty);
+    }
+    Ok(options)
+}
+
+/// The receipt's lines: every check, indented (a replay's original checks in one line), then
+/// the plan of an acceptance.
+fn decision_lines(out: &mut String, receipt: &Receipt, redecided: u32) {
+    use std::fmt::Write;
+    if receipt.replayed() {
+        let _ = writeln!(
+            out,
+            "  the original receipt: received at {}{}, {} passed",
+            receipt.received_at(),
+            receipt
+                .source()
+                .map_or(String::new(), |s| format!(" from {s}")),
+            count(receipt.checks().len(), "check")
+        );
+    } else {
+        for check in receipt.checks() {
+            let _ = writeln!(out, "  {check}");
+        }
+    }
+    if let Some(transition) = receipt.transition() {
+        let actions: Vec<String> = transition
+            .plan()
+            .actions()
+            .iter()
+            .map(|a| match a.window() {
+                Some(w) => format!("{} {w}", a.kind()),
+                None => a.kind().to_string(),
+            })
+            .collect();
+        let _ = writeln!(out, "  plan: {}", actions.join(", "));
+    }
+    if redecided > 0 {
+        let _ = writeln!(
+            out,
+            "  decided again ({}): the table moved while the rows were read (RECV-10)",
+            count(redecided as usize, "time")
+        );
+    }
+}
+
+pub fn deliver(a: DeliverArgs) -> Result<()> {
+    let (contract, columns) = input::contract_and_columns(&a.contract)?;
+    let manifest_path = a.manifest.clone().unwrap_or_else(|| default_path(&a.file));
+    let manifest = input::manifest(&manifest_path)?;
+    let now = match &a.at {
+        Some(text) => typed::time("--at", text)?,
+        None => claims::now()?,
+    };
+    let options = deliver_options(&a, &contract, columns)?;
+    let file = shown(&a.file);
+    let size = match std::fs::metadata(&a.file) {
+        Ok(m) if m.is_dir() => {
+            refuse!("cannot read {file}: it is a directory; name the delivered file")
+        }
+        Ok(m) => m.len(),
+        Err(e) => {
+            refuse!("cannot read {file}: {e}; name the delivered file, readable by this user")
+        }
+    };
+    let mut store = open(&a.store, true)?;
+
+    let delivery: Delivery = {
+        let _progress = Progress::start(format!(
+            "delivering {file} ({}) to {}",
+            indicatif::HumanBytes(size),
+            shown(&a.store)
+        ));
+        store.deliver_with(
+            &a.file,
+            &contract,
+            &manifest,
+            now,
+            a.source.as_deref(),
+            &options,
+        )
+    }
+    .map_err(|e| failed(&format!("delivering {file}"), &a.store, &e))?;
+    let receipt = &delivery.receipt;
+    let table = receipt.table();
+
+    let mut out = String::new();
+    if a.json {
+        out.push_str(&receipt.to_json());
+        out.push('\n');
+    } else {
+        // The table's claims once the delivery is decided, at the receiver's now.
+        let ledger = store
+            .ledger(table)
+            .map_err(|e| failed("reading the ledger", &a.store, &e))?
+            .unwrap_or_else(|| Ledger::new(receipt.contract().clone()));
+        let summary = match ledger.claims(now, Duration::MAX, None) {
+            Ok(c) => c.summary(table),
+            Err(e) => refuse!("cannot state the claims of {table:?}: {}", e.problem()),
+        };
+        let m = receipt.manifest();
+        let what = format!("{table}/{} produced at {}", m.shape(), m.produced_at());
+        let pid = receipt.publication_id();
+        let after = match receipt.base_publication_id() {
+            Some(base) => format!("after {}", short(base)),
+            None => "the table's first".to_owned(),
+        };
+        out.push_str(&match receipt.outcome() {
+            Outcome::Accepted => format!(
+                "{file}: accepted {what}; publication {}, {after}\n",
+                short(pid)
+            ),
+            Outcome::Replayed => format!(
+                "{file}: replayed {what}: this manifest was accepted before, as publication {}; nothing changed\n",
+                short(pid)
+            ),
+            Outcome::Rejected => format!(
+                "{file}: rejected {what}; nothing published, the receipt is kept\n"
+            ),
+        });
+        decision_lines(&mut out, receipt, delivery.redecided);
+        out.push_str(&summary);
+        out.push('\n');
+    }
+    output::stdout(out.as_bytes())?;
+
+    if receipt.outcome() == Outcome::Rejected {
+        let why: Vec<String> = receipt
+            .failures()
+            .map(|c| format!("{}: {}", c.name(), c.detail()))
+            .collect();
+        refuse!(
+            "{file} was rejected by {}: {}; the receipt is kept (dogana receipts --store {} {table:?}); fix the file or its manifest and deliver again",
+            count(why.len(), "failed check"),
+            why.join("; "),
+            shown(&a.store)
+        )
+    }
+    Ok(())
+}
+
+/// One receipt's line: seq, outcome, the manifest's shape and produced_at, the publication id
+/// after it (shortened), and the failed checks with their details.
+fn receipt_line(seq: i64, receipt: &Receipt) -> String {
+    let m = receipt.manifest();
+    let pid = receipt.publication_id();
+    let pid = if pid == dogana::NO_PUBLICATION {
+        "none"
+    } else {
+        short(pid)
+    };
+    let mut line = format!(
+        "{seq} {} {} {} publication {pid}",
+        receipt.outcome(),
+        m.shape(),
+        m.produced_at()
+    );
+    let failed: Vec<String> = receipt
+        .failures()
+        .map(|c| format!("{}: {}", c.name(), c.detail()))
+        .collect();
+    if !failed.is_empty() {
+        line.push_str(" failed: ");
+        line.push_str(&failed.join("; "));
+    }
+    line.push('\n');
+    line
+}
+
+pub fn receipts(a: ReceiptsArgs) -> Result<()> {
+    let store = open(&a.store, false)?;
+    let receipts = store
+        .receipts(&a.table)
+        .map_err(|e| failed("reading the receipts", &a.store, &e))?;
+    if receipts.is_empty() {
+        let known = tables(&store, &a.store)?;
+        if !known.contains(&a.table) {
+            return Err(unknown_table(&a.store, &a.table, &known));
+        }
+    }
+    let out = if a.json {
+        let docs: Vec<Value> = receipts.iter().map(|r| r.receipt.to_value()).collect();
+        format!("{}\n", dogana_json::canonical(&Value::Array(docs)))
+    } else {
+        receipts
+            .iter()
+            .map(|r| receipt_line(r.seq, &r.receipt))
+            .collect()
+    };
+    output::stdout(out.as_bytes())
+}
+
+pub fn verify(a: VerifyArgs) -> Result<()> {
+    let mut store = open(&a.store, false)?;
+    let known = tables(&store, &a.store)?;
+    let names = match a.table {
+        Some(t) if known.contains(&t) => vec![t],
+        Some(t) => return Err(unknown_table(&a.store, &t, &known)),
+        None => known,
+    };
+    let mut out = String::new();
+    let mut wrong = Vec::new();
+    if names.is_empty() {
+        out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
+    }
+    for table in &names {
+        let report = store
+            .verify(table)
+            .map_err(|e| failed(&format!("verifying {table:?}"), &a.store, &e))?;
+        let counts = format!(
+            "{}, {} accepted",
+            count(report.receipts, "receipt"),
+            report.accepted
+        );
+        if report.ok() {
+            let ledger = match &report.stored {
+                Some(id) => format!("ledger {} is the fold of the accepted receipts", short(id)),
+                None => "no ledger: nothing accepted yet".to_owned(),
+            };
+            out.push_str(&format!("{table}: ok: {counts}; {ledger}\n"));
+        } else {
+            out.push_str(&format!(
+                "{table}: {}: {counts}\n",
+                count(report.problems.len(), "problem")
+            ));
+            for p in &report.problems {
+                out.push_str(&format!("  {p}\n"));
+            }
+            wrong.push(table.clone());
+        }
+    }
+    output::stdout(out.as_bytes())?;
+    if !wrong.is_empty() {
+        refuse!(
+            "the store {} does not match its receipts for {}; a stored ledger that differs from the fold of its accepted receipts is wrong (RECV-12), and rebuilding it recovers no rows: deliver a complete whole-table read",
+            shown(&a.store),
+            wrong.join(", ")
+        )
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_ids() {
+        assert_eq!(short("0123456789abcdef"), "0123456789ab");
+        assert_eq!(short("None"), "None");
+    }
+
+    #[test]
+    fn formats_map() {
+        assert_eq!(Format::from(FileFormat::Csv), Format::Csv);
+        assert_eq!(Format::from(FileFormat::Ndjson), Format::Ndjson);
+        assert_eq!(Format::from(FileFormat::Parquet), Format::Parquet);
+    }
+}

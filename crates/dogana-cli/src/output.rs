@@ -1,0 +1,91 @@
+//! Writing outputs: standard output, or a file replaced atomically (CLI-12, CLI-13).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::input::shown;
+use crate::refusal::{refuse, Refusal, Result};
+
+/// Writes `bytes` to standard output. A closed pipe (`dogana claims ... | head`) is not an
+/// error: the reader has what it wanted.
+pub fn stdout(bytes: &[u8]) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => refuse!("cannot write to standard output: {e}"),
+    }
+}
+
+/// Refuses an existing `path` unless `force` (CLI-12); checked before any work is done, and
+/// again, atomically, when the file is put in place.
+pub fn check_free(path: &Path, force: bool, what: &str) -> Result<()> {
+    if !force && std::fs::symlink_metadata(path).is_ok() {
+        refuse!(
+            "{} exists; pass --force to replace the {what}, or -o to write elsewhere",
+            shown(path)
+        )
+    }
+    Ok(())
+}
+
+fn directory_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to disk,
+/// then renamed over the target, so a reader sees the old file or the new one, never a part
+/// (CLI-12). Without `force`, an existing file is refused, also when it appears meanwhile.
+pub fn file(path: &Path, bytes: &[u8], force: bool, what: &str) -> Result<()> {
+    let cannot = |e: &dyn std::fmt::Display| {
+        Refusal::new(format!(
+            "cannot write the {what} {}: {e}; check the directory exists and is writable",
+            shown(path)
+        ))
+    };
+    let dir = directory_of(path);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".dogana-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| cannot(&e))?;
+    tmp.write_all(bytes).map_err(|e| cannot(&e))?;
+    set_permissions(tmp.as_file(), path).map_err(|e| cannot(&e))?;
+    tmp.as_file().sync_all().map_err(|e| cannot(&e))?;
+    let placed = if force {
+        tmp.persist(path).map(drop)
+    } else {
+        tmp.persist_noclobber(path).map(drop)
+    };
+    if let Err(e) = placed {
+        if e.error.kind() == io::ErrorKind::AlreadyExists {
+            check_free(path, false, what)?;
+        }
+        return Err(cannot(&e.error));
+    }
+    // Make the rename itself durable; best effort, as not every system can sync a directory.
+    if let Ok(d) = std::fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// The new file gets the permissions of the one it replaces, or rw-r--r-- (a temporary file is
+/// created private).
+#[cfg(unix)]
+fn set_permissions(tmp: &std::fs::File, target: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let permissions = match std::fs::metadata(target) {
+        Ok(m) => m.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o644),
+    };
+    tmp.set_permissions(permissions)
+}
+
+#[cfg(not(unix))]
+fn set_permissions(_tmp: &std::fs::File, _target: &Path) -> io::Result<()> {
+    Ok(())
+}
