@@ -207,7 +207,14 @@ pub(crate) fn run<R: Read>(
     };
     while records.next_record()? {
         let (data, ranges) = records.parts();
-        body.record(checker, on_row, records.line(), data, ranges, records.is_ascii())?;
+        body.record(
+            checker,
+            on_row,
+            records.line(),
+            data,
+            ranges,
+            records.is_ascii(),
+        )?;
     }
     Ok((body.columns, records.into_inner()))
 }

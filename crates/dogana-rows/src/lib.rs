@@ -314,8 +314,13 @@ where
     let callback: &mut RowCallback<'_> = &mut callback;
     let (columns, header, bytes, sha) = match format {
         Format::Csv if options.hash_thread => {
-            let (columns, bytes, sha) =
-                csv_pipe::run(reader, &mut checker, options, &options.column_types, callback)?;
+            let (columns, bytes, sha) = csv_pipe::run(
+                reader,
+                &mut checker,
+                options,
+                &options.column_types,
+                callback,
+            )?;
             let header = !columns.is_empty();
             (columns, header, bytes, sha)
         }

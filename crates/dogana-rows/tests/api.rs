@@ -129,7 +129,7 @@ fn the_callback_sees_every_column_typed_or_raw() {
 
 #[test]
 fn a_callback_error_stops_the_check() {
-    // rule: LOADER-05
+    // rule: GATE-25
     let c = orders();
     let text = "id,order_date,deleted\n1,2026-10-26,false\n2,2026-10-26,false\n";
     let mut calls = 0;
@@ -191,7 +191,7 @@ fn a_manifest_for_another_shape_is_an_error_not_a_check() {
 
 #[test]
 fn reading_errors_are_io_errors() {
-    // rule: RECV-01
+    // rule: GATE-25
     struct Broken;
     impl Read for Broken {
         fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {

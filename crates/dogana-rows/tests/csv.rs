@@ -763,7 +763,9 @@ fn hashing_in_one_thread_or_two_gives_the_same_report() {
                 "x".repeat(i % 300)
             ));
         } else {
-            text.push_str(&format!("{i},2026-10-26,2026-10-26T10:00:00Z,1.5,c{i},false\n"));
+            text.push_str(&format!(
+                "{i},2026-10-26,2026-10-26T10:00:00Z,1.5,c{i},false\n"
+            ));
         }
     }
     let m = changes(&c, 50_000, 0)
