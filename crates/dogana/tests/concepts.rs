@@ -2,39 +2,9 @@
 //! three days on Tuesday, changes with tombstones on Wednesday; the same changes since Monday
 //! refused.
 
-use dogana::{
-    Contract, Date, Deletions, Duration, Gate, Ledger, LogicalType, Shape, State, Timestamp, Value,
-    Window,
-};
-
-fn orders() -> Contract {
-    Contract::builder("orders", ["id"])
-        .shape("full", Shape::full().cost(10.0))
-        .shape(
-            "last3",
-            Shape::window()
-                .size(Duration::from_days(3).unwrap())
-                .cost(2.0),
-        )
-        .shape("changes", Shape::changes(Deletions::Tombstone))
-        .window_column("order_date")
-        .cursor_column("updated_at")
-        .deleted_column("deleted")
-        .column("id", LogicalType::Int)
-        .column("order_date", LogicalType::Date)
-        .column("updated_at", LogicalType::Datetime)
-        .column("deleted", LogicalType::Bool)
-        .build()
-        .unwrap()
-}
-
-fn at(s: &str) -> Timestamp {
-    s.parse().unwrap()
-}
-
-fn day(s: &str) -> Value {
-    Value::Date(s.parse::<Date>().unwrap())
-}
+mod common;
+use common::{at, day, orders};
+use dogana::{Duration, Gate, Ledger, State, Window};
 
 const SUNDAY: &str = "2026-10-25T06:00:00Z";
 const MONDAY: &str = "2026-10-26T06:00:00Z";
