@@ -4,6 +4,7 @@
 //! sequence (rows, ledger and receipts together: never a mixture) and verify passes.
 //!
 //! rule: RECV-09 — rows, ledger and receipt change in one atomic step
+//! rule: TRUST-07 — the receiver saves rows and ledger in one commit: no state mixes them
 //! rule: RECV-12, RECOVERY-01 — verify after every kill
 //! rule: RECV-02 — the child re-delivers the whole sequence; what was committed replays
 
