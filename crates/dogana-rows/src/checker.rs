@@ -244,6 +244,11 @@ impl Spec {
         })
     }
 
+    /// The contract's types of the bound columns.
+    pub(crate) fn bound_types(&self) -> HashMap<String, LogicalType> {
+        self.types.clone()
+    }
+
     /// The contract's type of a column, if it is bound.
     pub(crate) fn bound_type(&self, column: &str) -> Option<LogicalType> {
         self.types.get(column).copied()
@@ -280,6 +285,8 @@ pub(crate) struct Checker {
     key_buf: Vec<u8>,
     single_int_key: bool,
     int_distinct: u64,
+    /// whether the keys may be deduplicated in two threads at the end
+    pub(crate) two_threads: bool,
 }
 
 impl Checker {
@@ -315,6 +322,7 @@ impl Checker {
             key_buf: Vec::new(),
             single_int_key,
             int_distinct: 0,
+            two_threads: false,
         }
     }
 
@@ -533,7 +541,11 @@ impl Checker {
     ) -> Result<RowReport, RowsError> {
         let mut key_table_bytes = 0;
         if let KeySet::Int(keys) = &self.keys {
-            let (distinct, repeats, first, table) = keys.finish();
+            let (distinct, repeats, first, table) = if self.two_threads {
+                keys.finish_in_two()
+            } else {
+                keys.finish()
+            };
             key_table_bytes = table;
             self.int_distinct = distinct;
             if let Some((line, key)) = first {

@@ -10,8 +10,9 @@
 use std::io::{self, Read};
 
 use csv_core::{ReadRecordResult, Reader as CoreReader, ReaderBuilder};
-use memchr::{memchr3, memchr_iter};
+use memchr::{memchr, memchr3, memchr_iter};
 
+use crate::cell::Typed;
 use crate::hash::BUFFER_SIZE;
 
 const LO: u64 = 0x0101_0101_0101_0101;
@@ -281,6 +282,308 @@ impl<R: Read> Records<R> {
     }
 }
 
+/// One record found by a [`Splitter`]: its bytes and field ends in the [`Split`]'s buffers.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rec {
+    /// where the record's bytes start: in the chunk, or in `side` when `side` is set
+    pub(crate) at: usize,
+    pub(crate) len: usize,
+    /// its field ends are `ends[first..first + fields]` (`wide_ends` when `wide`)
+    pub(crate) first: usize,
+    pub(crate) fields: usize,
+    pub(crate) line: u64,
+    pub(crate) side: bool,
+    pub(crate) ascii: bool,
+    /// whether a delimiter sits between fields (a fast-path line) or not (csv-core's output)
+    pub(crate) gap: bool,
+    /// a record of 4 GiB or more: its ends are in `wide_ends`
+    pub(crate) wide: bool,
+    /// where its bound columns' values, parsed ahead, start in `typed` (`usize::MAX`: not
+    /// parsed ahead)
+    pub(crate) typed_at: usize,
+}
+
+/// The records a [`Splitter`] found in one chunk; the chunk itself travels beside it.
+#[derive(Debug, Default)]
+pub(crate) struct Split {
+    /// bytes of the records that are not whole in the chunk: those that began in an earlier
+    /// chunk, and those csv-core read (quotes, bare CRs)
+    pub(crate) side: Vec<u8>,
+    pub(crate) ends: Vec<u32>,
+    pub(crate) wide_ends: Vec<usize>,
+    pub(crate) recs: Vec<Rec>,
+    /// bound columns' values parsed ahead (see [`Rec::typed_at`])
+    pub(crate) typed: Vec<Typed>,
+}
+
+impl Split {
+    pub(crate) fn clear(&mut self) {
+        self.side.clear();
+        self.ends.clear();
+        self.wide_ends.clear();
+        self.recs.clear();
+        self.typed.clear();
+    }
+
+    /// The bytes of record `r` and the ranges of its fields, written into `ranges`.
+    #[inline]
+    pub(crate) fn record<'a>(
+        &'a self,
+        chunk: &'a [u8],
+        r: &Rec,
+        ranges: &mut Vec<(usize, usize)>,
+    ) -> &'a [u8] {
+        ranges.clear();
+        let gap = usize::from(r.gap);
+        let mut start = 0;
+        if r.wide {
+            for &e in &self.wide_ends[r.first..r.first + r.fields] {
+                ranges.push((start, e));
+                start = e + gap;
+            }
+        } else {
+            for &e in &self.ends[r.first..r.first + r.fields] {
+                let e = e as usize;
+                ranges.push((start, e));
+                start = e + gap;
+            }
+        }
+        let bytes = if r.side { &self.side[..] } else { chunk };
+        &bytes[r.at..r.at + r.len]
+    }
+}
+
+/// Splits CSV input that arrives in chunks into records, in place: a record whole inside a
+/// chunk is found where it lies (its field ends recorded, its bytes not copied); a record
+/// spanning chunks, or one with a quote or a bare CR, is copied to the [`Split`]'s side
+/// buffer. The records are exactly those of [`Records`] (and so of the `csv` crate).
+pub(crate) struct Splitter {
+    delimiter: u8,
+    core: CoreReader,
+    /// the unconsumed bytes of earlier chunks: the start of an unfinished record
+    pending: Vec<u8>,
+    started: bool,
+    next_line: u64,
+    slow: Vec<u8>,
+    slow_ends: Vec<usize>,
+    ranges: Vec<(usize, usize)>,
+}
+
+impl Splitter {
+    pub(crate) fn new(delimiter: u8) -> Splitter {
+        Splitter {
+            delimiter,
+            core: ReaderBuilder::new().delimiter(delimiter).build(),
+            pending: Vec::new(),
+            started: false,
+            next_line: 1,
+            slow: vec![0; 1024],
+            slow_ends: vec![0; 64],
+            ranges: vec![(0, 0); SHORT_LINE + 1],
+        }
+    }
+
+    /// Splits the next chunk (`last`: the input ends with it) into `out`, whose records point
+    /// into `chunk` or into `out.side`.
+    pub(crate) fn feed(&mut self, chunk: &[u8], last: bool, out: &mut Split) {
+        let mut start = 0;
+        if !self.started {
+            if self.pending.len() + chunk.len() < 3 && !last {
+                self.pending.extend_from_slice(chunk);
+                return;
+            }
+            self.started = true;
+            let mut head = self.pending.clone();
+            head.extend_from_slice(&chunk[..chunk.len().min(3)]);
+            if head.starts_with(b"\xef\xbb\xbf") {
+                let from_pending = self.pending.len().min(3);
+                self.pending.drain(..from_pending);
+                start = 3 - from_pending;
+            }
+        }
+        if !self.pending.is_empty() {
+            let mut pending = std::mem::take(&mut self.pending);
+            loop {
+                // the unfinished record goes on: take the next line of the chunk too
+                let nl = memchr(b'\n', &chunk[start..]).map_or(chunk.len(), |p| start + p + 1);
+                pending.extend_from_slice(&chunk[start..nl]);
+                start = nl;
+                let used = self.scan(&pending, 0, last && start == chunk.len(), true, out);
+                pending.drain(..used);
+                if pending.is_empty() || start == chunk.len() {
+                    break;
+                }
+            }
+            self.pending = pending;
+            if !self.pending.is_empty() {
+                return;
+            }
+        }
+        let used = self.scan(chunk, start, last, false, out);
+        self.pending.extend_from_slice(&chunk[used..]);
+    }
+
+    /// Emits the whole records of `buf` from `pos` on; returns where they end (the rest is an
+    /// unfinished record, unless `last`). `side`: `buf` is not the chunk, so the records'
+    /// bytes are copied to `out.side`.
+    fn scan(
+        &mut self,
+        buf: &[u8],
+        mut pos: usize,
+        last: bool,
+        side: bool,
+        out: &mut Split,
+    ) -> usize {
+        loop {
+            let rest = &buf[pos..];
+            let (len, next) = match memchr3(b'\n', b'\r', b'"', rest) {
+                Some(p) if rest[p] == b'\n' => (p, p + 1),
+                Some(p) if rest[p] == b'\r' && rest.get(p + 1) == Some(&b'\n') => (p, p + 2),
+                Some(p) if rest[p] == b'\r' && p + 1 == rest.len() && !last => return pos,
+                Some(_) => match self.slow_record(rest, last, out) {
+                    Some(used) => {
+                        pos += used;
+                        continue;
+                    }
+                    None => return pos,
+                },
+                None if !last || rest.is_empty() => return pos,
+                None => (rest.len(), rest.len()),
+            };
+            let line = self.next_line;
+            self.next_line += 1;
+            let at = pos;
+            pos += next;
+            if len == 0 {
+                continue; // an empty line
+            }
+            let bytes = &buf[at..at + len];
+            let (fields, ascii) = if len < SHORT_LINE {
+                split(bytes, self.delimiter, &mut self.ranges)
+            } else {
+                split_long(bytes, self.delimiter, &mut self.ranges)
+            };
+            let at = if side {
+                let a = out.side.len();
+                out.side.extend_from_slice(bytes);
+                a
+            } else {
+                at
+            };
+            push_rec(out, at, len, fields, line, side, ascii, true, &self.ranges);
+        }
+    }
+
+    /// Reads one record with csv-core from the start of `input` into `out.side`; returns the
+    /// bytes it took, or None when the record goes on past `input` (and `last` is false).
+    fn slow_record(&mut self, input: &[u8], last: bool, out: &mut Split) -> Option<usize> {
+        let (mut nin_all, mut nout_all, mut nend_all) = (0, 0, 0);
+        let mut lines = 0u64;
+        let mut finishing = false;
+        loop {
+            let feed = if finishing {
+                &[][..]
+            } else {
+                &input[nin_all..]
+            };
+            let (res, nin, nout, nend) = self.core.read_record(
+                feed,
+                &mut self.slow[nout_all..],
+                &mut self.slow_ends[nend_all..],
+            );
+            lines += memchr_iter(b'\n', &feed[..nin]).count() as u64;
+            nin_all += nin;
+            nout_all += nout;
+            nend_all += nend;
+            match res {
+                ReadRecordResult::InputEmpty => {
+                    if !last {
+                        // unfinished: read it again from its start with more input
+                        self.core.reset();
+                        return None;
+                    }
+                    // at the end of the input, no input is csv-core's signal to finish
+                    finishing = true;
+                }
+                ReadRecordResult::OutputFull => {
+                    let n = self.slow.len() * 2;
+                    self.slow.resize(n, 0);
+                }
+                ReadRecordResult::OutputEndsFull => {
+                    let n = self.slow_ends.len() * 2;
+                    self.slow_ends.resize(n, 0);
+                }
+                ReadRecordResult::Record => {
+                    let line = self.next_line;
+                    self.next_line += lines;
+                    let at = out.side.len();
+                    out.side.extend_from_slice(&self.slow[..nout_all]);
+                    if self.ranges.len() < nend_all {
+                        self.ranges.resize(nend_all, (0, 0));
+                    }
+                    for (k, &e) in self.slow_ends[..nend_all].iter().enumerate() {
+                        self.ranges[k] = (0, e);
+                    }
+                    push_rec(
+                        out,
+                        at,
+                        nout_all,
+                        nend_all,
+                        line,
+                        true,
+                        false,
+                        false,
+                        &self.ranges,
+                    );
+                    return Some(nin_all);
+                }
+                ReadRecordResult::End => {
+                    self.next_line += lines;
+                    return Some(nin_all.max(input.len()));
+                }
+            }
+        }
+    }
+}
+
+/// Records one record whose field ends are `ranges[..fields].1`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn push_rec(
+    out: &mut Split,
+    at: usize,
+    len: usize,
+    fields: usize,
+    line: u64,
+    side: bool,
+    ascii: bool,
+    gap: bool,
+    ranges: &[(usize, usize)],
+) {
+    let wide = u32::try_from(len).is_err();
+    let first = if wide {
+        let f = out.wide_ends.len();
+        out.wide_ends.extend(ranges[..fields].iter().map(|r| r.1));
+        f
+    } else {
+        let f = out.ends.len();
+        out.ends.extend(ranges[..fields].iter().map(|r| r.1 as u32));
+        f
+    };
+    out.recs.push(Rec {
+        at,
+        len,
+        first,
+        fields,
+        line,
+        side,
+        ascii,
+        gap,
+        wide,
+        typed_at: usize::MAX,
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +617,78 @@ mod tests {
             ));
         }
         out
+    }
+
+    /// Every record as a [`Splitter`] finds it, fed in chunks of `n` bytes.
+    fn with_splitter(input: &[u8], n: usize) -> Vec<(u64, Vec<Vec<u8>>)> {
+        let mut s = Splitter::new(b',');
+        let mut out = Vec::new();
+        let mut split = Split::default();
+        let mut ranges = Vec::new();
+        let mut chunks: Vec<&[u8]> = input.chunks(n).collect();
+        // the reader sends an empty last chunk when the input is a multiple of the chunk size
+        if input.len() % n == 0 {
+            chunks.push(b"");
+        }
+        let count = chunks.len();
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            split.clear();
+            s.feed(chunk, i + 1 == count, &mut split);
+            for r in &split.recs {
+                let data = split.record(chunk, r, &mut ranges);
+                assert_eq!(r.ascii, r.ascii && data.is_ascii());
+                out.push((
+                    r.line,
+                    ranges.iter().map(|&(a, b)| data[a..b].to_vec()).collect(),
+                ));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn splitter_matches_records_in_any_chunks() {
+        let mut long = b"id,note\r\n".to_vec();
+        for i in 0..300 {
+            let note = "x".repeat(i * 7 % 50);
+            if i % 3 == 0 {
+                long.extend_from_slice(format!("{i},\"q,\"\"{note}\n{note}\"\r\n").as_bytes());
+            } else {
+                long.extend_from_slice(format!("{i},{note}\r").as_bytes());
+            }
+        }
+        long.extend_from_slice(&b"z".repeat(5000));
+        let mut inputs: Vec<Vec<u8>> = [
+            &b"a,b,c\n1,2,3\n"[..],
+            b"a,b\r\n1,2\r\n\r\n\n3,4",
+            b"\xef\xbb\xbfa,b\n1,2\n",
+            b"\xef\xbb\xbf",
+            b"\xef\xbb",
+            b"a,\"b,c\"\n\"x\"\"y\",z\n\"multi\nline\",2\n3,4\n",
+            b"a\rb\rc\n",
+            b"a,b\r",
+            b"a,b\r\r\n1,\"2\"\r3\n",
+            b"",
+            b"\n\n",
+            b",\n,,\n",
+            b"\"unterminated,1\n2,3\n",
+            b"\"a\"b,c\n",
+            b"x,\"\"\n\"\",y\n",
+            b"1,2,3,4\n5,6\n7\n",
+            b"id,\xc3\xa9t\xc3\xa9\n1,\xff\n",
+            b"a,b\r\n\"3\",4\r\n5\r\n",
+        ]
+        .iter()
+        .map(|i| i.to_vec())
+        .collect();
+        inputs.push(long);
+        for input in &inputs {
+            let expected = with_records(input, None);
+            let text = String::from_utf8_lossy(input);
+            for n in [1, 2, 3, 4, 5, 7, 8, 13, 64, 100, 4096, 1 << 20] {
+                assert_eq!(with_splitter(input, n), expected, "{n}: {text:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,163 +1,171 @@
-//! CSV in two threads: the calling thread reads the input and checks the records (and calls
-//! the row callback, which need not be `Send`); a second thread hashes the bytes and splits
-//! them into records, handed back in batches. The input is read once.
+//! CSV in two threads, the input read once. A second thread hashes each chunk of the input
+//! and splits it into records, in place; the chunk itself goes to the calling thread with the
+//! records' places in it (field ends as `u32`), not copied (only a record that spans two
+//! chunks, or that has quotes, is copied), and the calling thread checks the records (and
+//! calls the row callback, which need not be `Send`) and hands the chunk back for reuse.
 
-use std::cell::RefCell;
 use std::io::{self, Read};
-use std::rc::Rc;
-use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender};
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use dogana::LogicalType;
 use sha2::{Digest, Sha256};
 
+use crate::cell::{parse_typed_in, Typed};
+
 use crate::checker::Checker;
-use crate::csv_fast::Records;
-use crate::csv_rows::{Body, EMPTY_FILE};
+use crate::csv_fast::{Split, Splitter};
+use crate::csv_rows::{bound_columns, header_name, Body, EMPTY_FILE};
 use crate::error::RowsError;
-use crate::hash::{hex, BUFFER_SIZE};
+use crate::hash::hex;
 use crate::{Options, RowCallback};
 
-/// Chunks the calling thread keeps in flight ahead of the splitter.
+/// Chunks in flight between the threads.
 const AHEAD: usize = 4;
-/// A batch is sent when it has this many records or this many bytes.
-const BATCH_RECORDS: usize = 4096;
-const BATCH_BYTES: usize = 256 << 10;
+/// The size of a chunk: small enough that a chunk is still in cache when it is checked.
+const CHUNK: usize = 512 << 10;
 
-/// One record of a batch: its bytes and fields in the batch's buffers.
-#[derive(Debug, Clone, Copy)]
-struct Rec {
-    at: usize,
+/// A chunk of input (`bytes[..len]`; the buffer keeps its full size, so it is never cleared),
+/// and whether the input ends with it.
+struct Chunk {
+    bytes: Vec<u8>,
     len: usize,
-    first: usize,
-    fields: usize,
-    line: u64,
-    ascii: bool,
+    last: bool,
 }
 
-/// Records split by the second thread.
-#[derive(Debug, Default)]
-struct Batch {
-    data: Vec<u8>,
-    ranges: Vec<(usize, usize)>,
-    recs: Vec<Rec>,
-}
+impl Chunk {
+    /// Fills a chunk from `input`, reusing `bytes`.
+    fn fill<R: Read>(input: &mut R, mut bytes: Vec<u8>) -> io::Result<Chunk> {
+        if bytes.len() != CHUNK {
+            bytes.resize(CHUNK, 0);
+        }
+        let mut len = 0;
+        let mut last = false;
+        while len < CHUNK {
+            match input.read(&mut bytes[len..]) {
+                Ok(0) => {
+                    last = true;
+                    break;
+                }
+                Ok(n) => len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Chunk { bytes, len, last })
+    }
 
-impl Batch {
-    fn clear(&mut self) {
-        self.data.clear();
-        self.ranges.clear();
-        self.recs.clear();
+    fn data(&self) -> &[u8] {
+        &self.bytes[..self.len]
     }
 }
 
-enum Msg {
-    /// The splitter took a chunk: the reader may send another.
-    Consumed,
-    Batch(Batch),
+type Done = io::Result<(Chunk, Split)>;
+
+/// The bound columns' values, parsed in the second thread so that the calling thread only
+/// checks them.
+struct Ahead {
+    types: HashMap<String, LogicalType>,
+    /// the header's width and its bound columns, once the header is read
+    layout: Option<(usize, Vec<(usize, LogicalType)>)>,
+    ranges: Vec<(usize, usize)>,
 }
 
-/// The splitter's batch being filled, and where it goes.
-struct Outbox {
-    batch: Batch,
-    out: Sender<Msg>,
-    free: Receiver<Batch>,
-}
-
-impl Outbox {
-    fn flush(&mut self) {
-        if self.batch.recs.is_empty() {
+impl Ahead {
+    /// Parses the bound columns of every record of `records` that has the header's width
+    /// (only reads the header when not `values`); the first record is the header.
+    fn parse(&mut self, data: &[u8], records: &mut Split, values: bool) {
+        if self.layout.is_some() && !values {
             return;
         }
-        let mut next = self.free.try_recv().unwrap_or_default();
-        next.clear();
-        let full = std::mem::replace(&mut self.batch, next);
-        // the reader may have stopped (a callback error): nothing more to do then
-        let _ = self.out.send(Msg::Batch(full));
-    }
-}
-
-/// The splitter's input: chunks from the reading thread, hashed as they are taken.
-struct ChunkInput {
-    chunks: Receiver<Vec<u8>>,
-    recycle: Sender<Vec<u8>>,
-    outbox: Rc<RefCell<Outbox>>,
-    hasher: Sha256,
-    current: Vec<u8>,
-    pos: usize,
-}
-
-impl Read for ChunkInput {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.pos == self.current.len() {
-            let next = match self.chunks.try_recv() {
-                Ok(c) => c,
-                Err(TryRecvError::Empty) => {
-                    // about to wait: hand over the records split so far, or both threads wait
-                    self.outbox.borrow_mut().flush();
-                    match self.chunks.recv() {
-                        Ok(c) => c,
-                        Err(_) => return Ok(0),
-                    }
-                }
-                Err(TryRecvError::Disconnected) => return Ok(0),
+        let mut typed = std::mem::take(&mut records.typed);
+        for k in 0..records.recs.len() {
+            let r = records.recs[k];
+            let rec = records.record(data, &r, &mut self.ranges);
+            let Some((width, bound)) = &self.layout else {
+                let columns: Vec<String> = self
+                    .ranges
+                    .iter()
+                    .map(|&(a, b)| header_name(&rec[a..b]))
+                    .collect();
+                let types = &self.types;
+                let bound = bound_columns(&columns, |c| types.get(c).copied());
+                self.layout = Some((columns.len(), bound));
+                continue;
             };
-            self.hasher.update(&next);
-            let _ = self.outbox.borrow().out.send(Msg::Consumed);
-            let used = std::mem::replace(&mut self.current, next);
-            if used.capacity() > 0 {
-                let _ = self.recycle.send(used);
+            if !values {
+                break;
             }
-            self.pos = 0;
+            if self.ranges.len() != *width {
+                continue;
+            }
+            let at = typed.len();
+            for &(i, ty) in bound {
+                let (a, b) = self.ranges[i];
+                typed.push(parse_typed_in(rec, a, b, ty).unwrap_or(Typed::Bad));
+            }
+            records.recs[k].typed_at = at;
         }
-        let n = buf.len().min(self.current.len() - self.pos);
-        buf[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        records.typed = typed;
     }
 }
 
-/// The second thread: splits the chunks into records and hashes them; returns the hash.
-fn splitter(
-    chunks: Receiver<Vec<u8>>,
-    recycle: Sender<Vec<u8>>,
-    out: Sender<Msg>,
-    free: Receiver<Batch>,
+/// The second thread's work on one chunk: hash it, split it, parse its bound values, send it
+/// on. False when it was the last or the calling thread stopped.
+fn process(
+    chunk: Chunk,
+    hasher: &mut Sha256,
+    split: &mut Splitter,
+    ahead: &mut Ahead,
+    out: &Sender<Done>,
+    free: &Receiver<Split>,
+    queued: &AtomicUsize,
+) -> bool {
+    hasher.update(chunk.data());
+    let mut records = free.try_recv().unwrap_or_default();
+    records.clear();
+    split.feed(chunk.data(), chunk.last, &mut records);
+    // the calling thread has records waiting: it is the slower, so take over some of its work
+    let behind = queued.load(Ordering::Relaxed) > 0;
+    ahead.parse(chunk.data(), &mut records, behind);
+    queued.fetch_add(1, Ordering::Relaxed);
+    let last = chunk.last;
+    // the calling thread may have stopped (a callback error): nothing more to do then
+    out.send(Ok((chunk, records))).is_ok() && !last
+}
+
+/// The second thread, fed chunks by the calling thread (the reader need not be `Send`);
+/// returns the hash.
+fn split_sent(
+    chunks: Receiver<Chunk>,
+    out: Sender<Done>,
+    free: Receiver<Split>,
     delimiter: u8,
+    types: HashMap<String, LogicalType>,
+    queued: &AtomicUsize,
 ) -> String {
-    let outbox = Rc::new(RefCell::new(Outbox {
-        batch: Batch::default(),
-        out,
-        free,
-    }));
-    let input = ChunkInput {
-        chunks,
-        recycle,
-        outbox: outbox.clone(),
-        hasher: Sha256::new(),
-        current: Vec::new(),
-        pos: 0,
+    let (mut hasher, mut split) = (Sha256::new(), Splitter::new(delimiter));
+    let mut ahead = Ahead {
+        types,
+        layout: None,
+        ranges: Vec::new(),
     };
-    let mut records = Records::new(input, delimiter);
-    // ChunkInput never fails: it ends when the reader hangs up
-    while let Ok(true) = records.next_record() {
-        let mut o = outbox.borrow_mut();
-        let (data, ranges) = records.parts();
-        let b = &mut o.batch;
-        b.recs.push(Rec {
-            at: b.data.len(),
-            len: data.len(),
-            first: b.ranges.len(),
-            fields: ranges.len(),
-            line: records.line(),
-            ascii: records.is_ascii(),
-        });
-        b.data.extend_from_slice(data);
-        b.ranges.extend_from_slice(ranges);
-        if b.recs.len() >= BATCH_RECORDS || b.data.len() >= BATCH_BYTES {
-            o.flush();
+    for chunk in chunks {
+        if !process(
+            chunk,
+            &mut hasher,
+            &mut split,
+            &mut ahead,
+            &out,
+            &free,
+            queued,
+        ) {
+            break;
         }
     }
-    outbox.borrow_mut().flush();
-    hex(&records.into_inner().hasher.finalize())
+    hex(&hasher.finalize())
 }
 
 /// Reads a CSV delivery with a second thread; returns the columns, the byte count and the
@@ -169,61 +177,61 @@ pub(crate) fn run<R: Read>(
     column_types: &[(String, String)],
     on_row: &mut RowCallback<'_>,
 ) -> Result<(Vec<String>, u64, String), RowsError> {
+    // chunks split and not yet taken by the calling thread
+    let queued = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let (chunk_tx, chunk_rx) = mpsc::channel::<Vec<u8>>();
-        let (recycle_tx, recycle_rx) = mpsc::channel::<Vec<u8>>();
-        let (msg_tx, msg_rx) = mpsc::channel::<Msg>();
-        let (free_tx, free_rx) = mpsc::channel::<Batch>();
+        let (out_tx, out_rx) = mpsc::channel::<Done>();
+        let (free_tx, free_rx) = mpsc::channel::<Split>();
         let delimiter = options.delimiter;
-        let split = scope.spawn(move || splitter(chunk_rx, recycle_tx, msg_tx, free_rx, delimiter));
-        let mut chunk_tx = Some(chunk_tx);
-        let (mut in_flight, mut bytes) = (0usize, 0u64);
+        let (chunk_tx, chunk_rx) = mpsc::channel::<Chunk>();
+        let types = checker.spec.bound_types();
+        let q = &queued;
+        let split = scope.spawn(move || split_sent(chunk_rx, out_tx, free_rx, delimiter, types, q));
+        let mut pool: Vec<Vec<u8>> = Vec::new();
+        let (mut in_flight, mut bytes, mut ended) = (0usize, 0u64, false);
         let mut body: Option<Body> = None;
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
         loop {
-            while in_flight < AHEAD {
-                let Some(tx) = &chunk_tx else { break };
-                let mut buf = recycle_rx.try_recv().unwrap_or_default();
-                buf.clear();
-                buf.resize(BUFFER_SIZE, 0);
-                let mut filled = 0;
-                while filled < buf.len() {
-                    match input.read(&mut buf[filled..]) {
-                        Ok(0) => break,
-                        Ok(n) => filled += n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(RowsError::Io(e)),
-                    }
-                }
-                if filled == 0 {
-                    chunk_tx = None; // the end: the splitter finishes and hangs up
-                    break;
-                }
-                buf.truncate(filled);
-                bytes += filled as u64;
-                if tx.send(buf).is_err() {
+            while in_flight < AHEAD && !ended {
+                let chunk = Chunk::fill(&mut input, pool.pop().unwrap_or_default())?;
+                ended = chunk.last;
+                if chunk_tx.send(chunk).is_err() {
                     break;
                 }
                 in_flight += 1;
             }
-            let batch = match msg_rx.recv() {
-                Ok(Msg::Consumed) => {
-                    in_flight -= 1;
-                    continue;
-                }
-                Ok(Msg::Batch(b)) => b,
-                Err(_) => break, // the splitter is done
+            if in_flight == 0 {
+                break;
+            }
+            let Ok(done) = out_rx.recv() else {
+                break; // the splitter stopped
             };
-            for r in &batch.recs {
-                let data = &batch.data[r.at..r.at + r.len];
-                let ranges = &batch.ranges[r.first..r.first + r.fields];
+            queued.fetch_sub(1, Ordering::Relaxed);
+            let (chunk, records) = done?;
+            in_flight -= 1;
+            bytes += chunk.len as u64;
+            let data = chunk.data();
+            for r in &records.recs {
+                let rec = records.record(data, r, &mut ranges);
+                let width = body.as_ref().map_or(0, Body::bound_len);
+                let pre = records
+                    .typed
+                    .get(r.typed_at..r.typed_at.saturating_add(width));
                 match &mut body {
-                    Some(body) => body.record(checker, on_row, r.line, data, ranges, r.ascii)?,
-                    None => body = Some(Body::new(checker, column_types, data, ranges)?),
+                    Some(body) => {
+                        body.record(checker, on_row, r.line, rec, &ranges, r.ascii, pre)?
+                    }
+                    None => body = Some(Body::new(checker, column_types, rec, &ranges)?),
                 }
             }
-            let _ = free_tx.send(batch);
+            let last = chunk.last;
+            pool.push(chunk.bytes);
+            let _ = free_tx.send(records);
+            if last {
+                break;
+            }
         }
-        drop(chunk_tx);
+        drop(chunk_tx); // the second thread finishes
         let sha = split
             .join()
             .map_err(|_| RowsError::Io(io::Error::other("the splitting thread panicked")))?;

@@ -26,14 +26,7 @@ impl Layout {
     pub(crate) fn new(checker: &Checker, columns: &[String]) -> Layout {
         let spec = &checker.spec;
         let find = |name: &str| columns.iter().position(|c| c == name);
-        let mut seen = std::collections::HashSet::new();
-        // a repeated column name binds its first occurrence only
-        let bound = columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| seen.insert(c.as_str()))
-            .filter_map(|(i, c)| spec.bound_type(c).map(|t| (i, t)))
-            .collect();
+        let bound = bound_columns(columns, |c| spec.bound_type(c));
         Layout {
             keys: spec.key_cols.iter().map(|k| find(k)).collect(),
             window: spec.window_col.as_ref().and_then(|(c, _)| find(c)),
@@ -44,21 +37,41 @@ impl Layout {
     }
 }
 
+/// The bound columns of a file with these columns, and their types.
+pub(crate) fn bound_columns(
+    columns: &[String],
+    bound_type: impl Fn(&str) -> Option<LogicalType>,
+) -> Vec<(usize, LogicalType)> {
+    let mut seen = std::collections::HashSet::new();
+    // a repeated column name binds its first occurrence only
+    columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| seen.insert(c.as_str()))
+        .filter_map(|(i, c)| bound_type(c).map(|t| (i, t)))
+        .collect()
+}
+
+/// A column's name as the header has it (lossy when it is not UTF-8).
+pub(crate) fn header_name(f: &[u8]) -> String {
+    match std::str::from_utf8(f) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(f).into_owned(),
+    }
+}
+
 /// The header's problems: names that are not UTF-8, names that repeat.
 pub(crate) fn header_names(fields: Vec<&[u8]>, checker: &mut Checker) -> Vec<String> {
     let mut columns: Vec<String> = Vec::with_capacity(fields.len());
     for (i, f) in fields.into_iter().enumerate() {
-        let name = match std::str::from_utf8(f) {
-            Ok(s) => s.to_owned(),
-            Err(_) => {
-                checker.file_problem(format!(
-                    "line 1: the name of column {} is not valid UTF-8: {}",
-                    i + 1,
-                    show(f)
-                ));
-                String::from_utf8_lossy(f).into_owned()
-            }
-        };
+        let name = header_name(f);
+        if std::str::from_utf8(f).is_err() {
+            checker.file_problem(format!(
+                "line 1: the name of column {} is not valid UTF-8: {}",
+                i + 1,
+                show(f)
+            ));
+        }
         if columns.contains(&name) {
             checker.file_problem(format!("line 1: column {name} appears twice in the header"));
         }
@@ -112,8 +125,14 @@ impl Body {
         })
     }
 
+    /// How many bound columns the file has.
+    pub(crate) fn bound_len(&self) -> usize {
+        self.layout.bound.len()
+    }
+
     /// Checks one record (`ascii`: known to be ASCII, so valid UTF-8) and hands it to
-    /// `on_row` when it parses.
+    /// `on_row` when it parses. `pre`: the bound columns' values, in the order of
+    /// [`bound_columns`], already parsed (a `Bad` one is parsed again, for its message).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(
@@ -124,6 +143,7 @@ impl Body {
         data: &[u8],
         ranges: &[(usize, usize)],
         ascii: bool,
+        pre: Option<&[Typed]>,
     ) -> Result<(), RowsError> {
         let (columns, layout, typed) = (&self.columns, &self.layout, &mut self.typed);
         let n = columns.len();
@@ -148,9 +168,13 @@ impl Body {
                 show(f)
             ));
         }
-        for &(i, ty) in &layout.bound {
+        for (j, &(i, ty)) in layout.bound.iter().enumerate() {
             let (a, b) = ranges[i];
-            typed[i] = Some(match parse_typed_in(data, a, b, ty) {
+            let parsed = match pre.and_then(|p| p.get(j)) {
+                Some(&t) if t != Typed::Bad => Ok(t),
+                _ => parse_typed_in(data, a, b, ty),
+            };
+            typed[i] = Some(match parsed {
                 Ok(t) => t,
                 Err(why) => {
                     if error.is_none() {
@@ -214,6 +238,7 @@ pub(crate) fn run<R: Read>(
             data,
             ranges,
             records.is_ascii(),
+            None,
         )?;
     }
     Ok((body.columns, records.into_inner()))

@@ -125,11 +125,38 @@ impl IntKeys {
     /// first such row (smallest line) with its key. Also returns the peak bytes of the tables
     /// and copies it used.
     pub(crate) fn finish(&self) -> (u64, u64, Option<Repeat>, usize) {
+        self.finish_logs(&self.logs)
+    }
+
+    /// [`finish`](IntKeys::finish) with the logs shared between this thread and a second
+    /// one; the peak is then the two threads' peaks together.
+    pub(crate) fn finish_in_two(&self) -> (u64, u64, Option<Repeat>, usize) {
+        if self.len < 1 << 20 {
+            return self.finish();
+        }
+        let (a, b) = self.logs.split_at(self.logs.len() / 2);
+        let (x, y) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| self.finish_logs(b));
+            let x = self.finish_logs(a);
+            // finish_logs does not panic on any input; a panic here is a bug, passed on
+            let y = other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (x, y)
+        });
+        let first = match (x.2, y.2) {
+            (Some(p), Some(q)) => Some(if p.0 <= q.0 { p } else { q }),
+            (p, q) => p.or(q),
+        };
+        (x.0 + y.0, x.1 + y.1, first, x.3 + y.3)
+    }
+
+    fn finish_logs(&self, logs: &[Log]) -> (u64, u64, Option<Repeat>, usize) {
         let mut dedup = Dedup::default();
         let mut peak = 0;
         let (mut keys, mut lines): (Vec<i64>, Vec<u32>) = (Vec::new(), Vec::new());
         let mut starts: Vec<usize> = Vec::new();
-        for log in &self.logs {
+        for log in logs {
             let n = log.len();
             if n <= PIECE {
                 let all = log

@@ -9,12 +9,13 @@
 //! per key for a single `int`, `date` or `datetime` key column, the key's encoding plus a
 //! table slot for other keys.
 //!
-//! Speed (figures in `bench/rows.md`): 10 million rows, 700 MB of CSV, take about 2.1 to 2.4 s
-//! for every check and the content hash on a shared two-core virtual machine, against 2.5 to
-//! 4.1 s for DuckDB to count the rows and distinct ids and take the minima and maxima of two
+//! Speed (figures in `bench/rows.md`): 10 million rows, 700 MB of CSV, take about 1.3 to 2.0 s
+//! for every check and the content hash on a two-core virtual machine, against 2.8 to 3.4 s
+//! for DuckDB to count the rows and distinct ids and take the minima and maxima of two
 //! columns. A second thread hashes the bytes (SHA-256 with the CPU's SHA extensions) and
-//! splits CSV into records: lines without quotes by SIMD and SWAR scans, other records by
-//! `csv-core`, the parser of the `csv` crate.
+//! splits CSV into records in place, in the chunks the calling thread read (lines without
+//! quotes by SIMD and SWAR scans, other records by `csv-core`, the parser of the `csv`
+//! crate), and parses bound values ahead when the calling thread, which checks, falls behind.
 //!
 //! The checks, always in this order and with these names ([`CHECK_NAMES`]):
 //!
@@ -195,10 +196,10 @@ impl Options {
         self
     }
 
-    /// Whether a second thread hashes the bytes (and, for CSV, splits them into records) while
-    /// the calling thread checks (default true). Either way the input is read once, and the row
-    /// callback runs in the calling thread. On a machine whose cores are all busy, one thread
-    /// spends less CPU.
+    /// Whether a second thread hashes the bytes (and, for CSV, splits them into records and
+    /// helps parse and deduplicate the keys) while the calling thread checks (default true).
+    /// Either way the input is read once, by the calling thread, and the row callback runs in
+    /// the calling thread. On a machine whose cores are all busy, one thread spends less CPU.
     pub fn hash_in_thread(mut self, yes: bool) -> Options {
         self.hash_thread = yes;
         self
@@ -310,6 +311,7 @@ where
     E: Into<Box<dyn Error + Send + Sync>>,
 {
     let mut checker = checker::Checker::new(checker::Spec::new(contract, manifest)?);
+    checker.two_threads = options.hash_thread;
     let mut callback = |row: &Row<'_>| on_row(row).map_err(|e| RowsError::Callback(e.into()));
     let callback: &mut RowCallback<'_> = &mut callback;
     let (columns, header, bytes, sha) = match format {

@@ -789,6 +789,55 @@ fn hashing_in_one_thread_or_two_gives_the_same_report() {
 }
 
 #[test]
+fn one_thread_or_two_find_the_same_faults_and_rows() {
+    // rule: CHECK-06
+    // rule: CHECK-09
+    // A file of several chunks with faults of every kind, some at chunk boundaries; a slow
+    // callback lets the second thread run ahead (and parse values for the calling thread).
+    let c = orders();
+    let mut text = HEADER.to_owned();
+    for i in 0..60_000u64 {
+        let row = match i % 997 {
+            1 => format!("{i},2026-13-26,2026-10-26T10:00:00Z,1.5,c{i},false"),
+            2 => format!("{i},2026-10-26,2026-10-26T10:00:00,1.5,c{i},false"),
+            3 => format!("{},2026-10-26,2026-10-26T10:00:00Z,1.5,c{i},false", i - 3),
+            4 => format!("{i},2026-10-26,2026-10-26T10:00:00Z,1.5"),
+            5 => format!("x{i},2026-10-26,2026-10-26T10:00:00+02:00,1.5,c{i},maybe"),
+            6 => format!("{i},2026-10-26,2026-10-26T10:00:00Z,1.5,\"c\n{i}\",true"),
+            7 => format!("{i},,,1.5,\u{e9},"),
+            _ => format!("{i},2026-10-26,2026-10-26T10:00:00.5-01:30,1.5,c{i},false"),
+        };
+        text.push_str(&row);
+        text.push_str(if i % 5 == 0 { "\r\n" } else { "\n" });
+    }
+    let m = changes(&c, 59_000, 60).build().unwrap();
+    let run = |threads: bool| {
+        let mut rows = Vec::new();
+        let report = dogana_rows::check_rows_with(
+            text.as_bytes(),
+            Format::Csv,
+            &c,
+            &m,
+            &options().hash_in_thread(threads),
+            |row| {
+                let cells: Vec<String> = row.cells().map(|c| format!("{c:?}")).collect();
+                rows.push((row.line(), row.is_tombstone(), cells));
+                Ok::<(), RowsError>(())
+            },
+        )
+        .unwrap();
+        (report, rows)
+    };
+    let (one, rows_one) = run(false);
+    let (mut two, rows_two) = run(true);
+    assert!(!one.passed());
+    assert!(one.records >= 59_900, "{}", one.records);
+    two.key_set_bytes = one.key_set_bytes;
+    assert_eq!(one, two);
+    assert_eq!(rows_one, rows_two);
+}
+
+#[test]
 fn a_semicolon_delimiter_can_be_named() {
     // rule: CHECK-18
     let c = orders();
