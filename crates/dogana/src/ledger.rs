@@ -454,7 +454,7 @@ impl Ledger {
         while let Some((k, d)) = iter.next() {
             let next = match iter.peek() {
                 Some((n, _)) => Some((*n).clone()),
-                None => self.points.get_next_strict(k),
+                None => next_point(&self.points, k),
             };
             out.push(self.region_at(k, *d, next.as_ref()));
         }
@@ -463,11 +463,6 @@ impl Ledger {
 
     fn span_of(&self, w: &Window) -> Span {
         Span::Part(Start::of(&w.low), w.high.successor().map(Start::At))
-    }
-
-    /// The dates of every region overlapping the span, in order, with a region for messages.
-    fn covered(&self, span: &Span) -> Vec<Region> {
-        self.regions_between(span)
     }
 
     /// Admits `manifest` and returns the ledger it leaves (LEDGER-11): the manifest check
@@ -493,7 +488,7 @@ impl Ledger {
             Some(w) => self.span_of(w),
             None => Span::All,
         };
-        let covered = self.covered(&span);
+        let covered = self.regions_between(&span);
         self.admit(shape, manifest, &covered)?;
         let t = manifest.produced_at;
         let mut next = self.clone();
@@ -925,14 +920,10 @@ impl Ledger {
     }
 }
 
-trait NextStrict {
-    fn get_next_strict(&self, k: &Start) -> Option<Start>;
-}
-
-impl NextStrict for OrdMap<Start, Option<Dates>> {
-    fn get_next_strict(&self, k: &Start) -> Option<Start> {
-        self.range::<_, Start>((Bound::Excluded(k), Bound::Unbounded))
-            .next()
-            .map(|(k, _)| k.clone())
-    }
+/// The first point strictly after `k`.
+fn next_point(points: &OrdMap<Start, Option<Dates>>, k: &Start) -> Option<Start> {
+    points
+        .range::<_, Start>((Bound::Excluded(k), Bound::Unbounded))
+        .next()
+        .map(|(k, _)| k.clone())
 }
