@@ -168,7 +168,12 @@ impl IntKeys {
             }
             // split by the hash bits below the log's own, keeping arrival order (a counting
             // sort): count, place, then deduplicate each piece
-            let bits = (n / PIECE).next_power_of_two().trailing_zeros().min(16);
+            // at least one bit: a shift by 64 - 0 would overflow
+            let bits = n
+                .div_ceil(PIECE)
+                .next_power_of_two()
+                .trailing_zeros()
+                .clamp(1, 16);
             let piece_of = |k: i64| ((mix(k, self.seed) << PART_BITS) >> (64 - bits)) as usize;
             starts.clear();
             starts.resize((1 << bits) + 1, 0);
@@ -417,6 +422,28 @@ mod tests {
         let (distinct, repeats, first, _) = big.finish();
         assert_eq!((distinct, repeats), (2_000_001, 2));
         assert_eq!(first, Some((2_999_999, 5 ^ 0x5555)));
+    }
+
+    #[test]
+    fn int_keys_of_every_log_size() {
+        // rule: CHECK-09
+        // logs just over one piece (1M keys are 62.5 Ki a log, under two pieces) used to
+        // compute a shift by 64
+        for n in [
+            PIECE as i64 * PARTS as i64 / 2,
+            PIECE as i64 * PARTS as i64 + 1,
+            1_000_000,
+            PIECE as i64 * PARTS as i64 * 3,
+        ] {
+            let mut s = IntKeys::new();
+            for k in 0..n {
+                s.push(k * 3, 2 + k as u64);
+            }
+            s.push(3 * (n / 2), 2 + n as u64);
+            let (distinct, repeats, first, _) = s.finish();
+            assert_eq!((distinct, repeats), (n as u64, 1), "{n} keys");
+            assert_eq!(first, Some((2 + n as u64, 3 * (n / 2))), "{n} keys");
+        }
     }
 
     #[test]
