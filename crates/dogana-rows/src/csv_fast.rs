@@ -325,6 +325,31 @@ impl Split {
         self.typed.clear();
     }
 
+    /// The bytes of record `r`.
+    #[inline]
+    pub(crate) fn bytes<'a>(&'a self, chunk: &'a [u8], r: &Rec) -> &'a [u8] {
+        let bytes = if r.side { &self.side[..] } else { chunk };
+        &bytes[r.at..r.at + r.len]
+    }
+
+    /// The range of field `i` (below `r.fields`) in the bytes of record `r`.
+    #[inline]
+    pub(crate) fn field(&self, r: &Rec, i: usize) -> (usize, usize) {
+        let gap = usize::from(r.gap);
+        if r.wide {
+            let ends = &self.wide_ends[r.first..r.first + r.fields];
+            (if i == 0 { 0 } else { ends[i - 1] + gap }, ends[i])
+        } else {
+            let ends = &self.ends[r.first..r.first + r.fields];
+            let start = if i == 0 {
+                0
+            } else {
+                ends[i - 1] as usize + gap
+            };
+            (start, ends[i] as usize)
+        }
+    }
+
     /// The bytes of record `r` and the ranges of its fields, written into `ranges`.
     #[inline]
     pub(crate) fn record<'a>(
@@ -434,7 +459,12 @@ impl Splitter {
         side: bool,
         out: &mut Split,
     ) -> usize {
+        // the block scan records field ends as u32 offsets into the chunk
+        let blocks = !side && u32::try_from(buf.len()).is_ok() && plain_delimiter(self.delimiter);
         loop {
+            if blocks {
+                pos = self.scan_blocks(buf, pos, out);
+            }
             let rest = &buf[pos..];
             let (len, next) = match memchr3(b'\n', b'\r', b'"', rest) {
                 Some(p) if rest[p] == b'\n' => (p, p + 1),
@@ -472,6 +502,73 @@ impl Splitter {
             };
             push_rec(out, at, len, fields, line, side, ascii, true, &self.ranges);
         }
+    }
+
+    /// Emits the records of `buf` from `pos` on that lie in whole 64-byte blocks without a
+    /// quote or a bare CR, found from the blocks' masks (see [`Masks`]); returns where it
+    /// stopped, at the start of a line: at a block with a quote or a bare CR, or less than a
+    /// block before the end. The lines it emits are exactly those the line-by-line scan of
+    /// [`scan`](Splitter::scan) would (a CRLF ends a line as an LF does; an empty line is
+    /// skipped and counted).
+    fn scan_blocks(&mut self, buf: &[u8], pos: usize, out: &mut Split) -> usize {
+        let mut line_start = pos;
+        let mut first = out.ends.len();
+        // whether the current line had a byte over 0x7f in an earlier block
+        let mut high = false;
+        let mut base = pos;
+        while let Some(block) = buf.get(base..base + 64) {
+            let m = Masks::of(block.try_into().expect("64 bytes"), self.delimiter);
+            // a CR is plain only right before an LF of the same block
+            if m.quote | (m.cr & !(m.nl >> 1)) != 0 {
+                break;
+            }
+            let mut bits = m.delim | m.nl;
+            // the first bit of the current line in this block
+            let mut seg = 0u32;
+            while bits != 0 {
+                let i = bits.trailing_zeros();
+                bits &= bits - 1;
+                let p = base + i as usize;
+                if (m.nl >> i) & 1 == 0 {
+                    out.ends.push((p - line_start) as u32);
+                    continue;
+                }
+                let end = if p > line_start && buf[p - 1] == b'\r' {
+                    p - 1
+                } else {
+                    p
+                };
+                let line = self.next_line;
+                self.next_line += 1;
+                if end > line_start {
+                    let below = (1u64 << i) - 1;
+                    let from = !((1u64 << seg) - 1);
+                    let ascii = !high && m.high & below & from == 0;
+                    out.ends.push((end - line_start) as u32);
+                    out.recs.push(Rec {
+                        at: line_start,
+                        len: end - line_start,
+                        first,
+                        fields: out.ends.len() - first,
+                        line,
+                        side: false,
+                        ascii,
+                        gap: true,
+                        wide: false,
+                        typed_at: usize::MAX,
+                    });
+                }
+                line_start = p + 1;
+                first = out.ends.len();
+                high = false;
+                seg = i + 1;
+            }
+            high |= seg < 64 && m.high >> seg != 0;
+            base += 64;
+        }
+        // the unfinished line is scanned again by the caller
+        out.ends.truncate(first);
+        line_start
     }
 
     /// Reads one record with csv-core from the start of `input` into `out.side`; returns the
@@ -543,6 +640,89 @@ impl Splitter {
                 }
             }
         }
+    }
+}
+
+/// Whether the block scan may split on this delimiter: not a byte it treats otherwise.
+fn plain_delimiter(delimiter: u8) -> bool {
+    !matches!(delimiter, b'\n' | b'\r' | b'"')
+}
+
+/// The bytes of interest in a 64-byte block, one bit per byte (bit `i` for byte `i`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Masks {
+    delim: u64,
+    nl: u64,
+    cr: u64,
+    quote: u64,
+    /// bytes over 0x7f: the line is not ASCII
+    high: u64,
+}
+
+impl Masks {
+    /// The masks of a block, 16 bytes at a time with SSE2.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    fn of(block: &[u8; 64], delimiter: u8) -> Masks {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        let mut m = Masks {
+            delim: 0,
+            nl: 0,
+            cr: 0,
+            quote: 0,
+            high: 0,
+        };
+        // SAFETY: SSE2 is part of the x86_64 baseline, so every intrinsic here is available on
+        // any x86_64 CPU; `_mm_loadu_si128` reads 16 bytes from `block[16 * k..16 * k + 16]`,
+        // inside the 64-byte array for k < 4, and needs no alignment. The rest only compares
+        // registers.
+        unsafe {
+            let (d, n, c, q) = (
+                _mm_set1_epi8(delimiter as i8),
+                _mm_set1_epi8(b'\n' as i8),
+                _mm_set1_epi8(b'\r' as i8),
+                _mm_set1_epi8(b'"' as i8),
+            );
+            for k in 0..4 {
+                let v = _mm_loadu_si128(block.as_ptr().add(16 * k).cast::<__m128i>());
+                let bits = |x| u64::from(_mm_movemask_epi8(x) as u16) << (16 * k);
+                m.delim |= bits(_mm_cmpeq_epi8(v, d));
+                m.nl |= bits(_mm_cmpeq_epi8(v, n));
+                m.cr |= bits(_mm_cmpeq_epi8(v, c));
+                m.quote |= bits(_mm_cmpeq_epi8(v, q));
+                m.high |= bits(v);
+            }
+        }
+        m
+    }
+
+    /// The masks of a block, a byte at a time: the reference the SSE2 version is tested
+    /// against, and the version for other architectures.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn of_bytes(block: &[u8; 64], delimiter: u8) -> Masks {
+        let mask = |want: &dyn Fn(u8) -> bool| -> u64 {
+            block
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| want(b))
+                .fold(0, |m, (i, _)| m | 1 << i)
+        };
+        Masks {
+            delim: mask(&|b| b == delimiter),
+            nl: mask(&|b| b == b'\n'),
+            cr: mask(&|b| b == b'\r'),
+            quote: mask(&|b| b == b'"'),
+            high: mask(&|b| b > 0x7f),
+        }
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    #[inline]
+    fn of(block: &[u8; 64], delimiter: u8) -> Masks {
+        Masks::of_bytes(block, delimiter)
     }
 }
 
@@ -636,7 +816,7 @@ mod tests {
             s.feed(chunk, i + 1 == count, &mut split);
             for r in &split.recs {
                 let data = split.record(chunk, r, &mut ranges);
-                assert_eq!(r.ascii, r.ascii && data.is_ascii());
+                assert!(!r.ascii || data.is_ascii(), "{data:?} is not ASCII");
                 out.push((
                     r.line,
                     ranges.iter().map(|&(a, b)| data[a..b].to_vec()).collect(),
@@ -689,6 +869,78 @@ mod tests {
                 assert_eq!(with_splitter(input, n), expected, "{n}: {text:?}");
             }
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// The block scan (lines in whole 64-byte blocks) finds the records the line-by-line
+        /// reader finds, with their line numbers, in chunks of any size; a record it calls ASCII
+        /// is ASCII.
+        #[test]
+        fn block_scan_matches_records(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    8 => "[a-z0-9]{0,90}",
+                    3 => proptest::prelude::Just(",".to_owned()),
+                    2 => proptest::prelude::Just("\n".to_owned()),
+                    1 => proptest::prelude::Just("\r\n".to_owned()),
+                    1 => proptest::prelude::Just("\r".to_owned()),
+                    1 => proptest::prelude::Just("\"".to_owned()),
+                    1 => proptest::prelude::Just("\u{e9}".to_owned()),
+                ],
+                0..120,
+            ),
+            n in 1usize..300,
+        ) {
+            let input = parts.concat();
+            let expected = with_records(input.as_bytes(), None);
+            proptest::prop_assert_eq!(with_splitter(input.as_bytes(), n), expected.clone());
+            proptest::prop_assert_eq!(with_splitter(input.as_bytes(), 1 << 20), expected);
+        }
+    }
+
+    #[test]
+    fn masks_match_the_bytes() {
+        let mut block = [0u8; 64];
+        for seed in 0..2000u64 {
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            for b in block.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // mostly the bytes of interest
+                *b = match x % 8 {
+                    0 => b',',
+                    1 => b'\n',
+                    2 => b'\r',
+                    3 => b'"',
+                    4 => 0xc3,
+                    5 => b';',
+                    _ => (x >> 8) as u8,
+                };
+            }
+            for delimiter in [b',', b';', b'\t', 0xc3] {
+                assert_eq!(
+                    Masks::of(&block, delimiter),
+                    Masks::of_bytes(&block, delimiter),
+                    "{block:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn long_lines_keep_what_earlier_blocks_saw() {
+        // a non-ASCII byte in the first block of a line that ends in a later one
+        let mut input = b"h\n\xc3\xa9".to_vec();
+        input.extend_from_slice(&b"a".repeat(200));
+        input.extend_from_slice(b",b\n");
+        input.extend_from_slice(&b"c".repeat(150));
+        input.extend_from_slice(b"\n\n");
+        let got = with_splitter(&input, 1 << 20);
+        assert_eq!(got, with_records(&input, None));
+        assert_eq!(got.len(), 3);
     }
 
     #[test]

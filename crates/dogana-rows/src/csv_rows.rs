@@ -98,6 +98,34 @@ fn slot_of<'a>(
     }
 }
 
+/// Where the values [`Checker::clean_row`] needs sit among a record's bound values (in the
+/// order of [`bound_columns`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CleanLayout {
+    key: usize,
+    deleted: Option<usize>,
+    window: Option<usize>,
+    cursor: Option<usize>,
+}
+
+impl CleanLayout {
+    /// Checks a record by [`Checker::clean_row`] from its bound values; false when it is not
+    /// clean (a value did not parse, or a check would fail) and nothing was changed.
+    #[inline]
+    pub(crate) fn check(&self, checker: &mut Checker, line: u64, bound: &[Typed]) -> bool {
+        if bound.contains(&Typed::Bad) {
+            return false;
+        }
+        checker.clean_row(
+            line,
+            bound[self.key],
+            self.deleted.map(|j| bound[j]),
+            self.window.map(|j| bound[j]),
+            self.cursor.map(|j| bound[j]),
+        )
+    }
+}
+
 /// Checks CSV records once the header is known.
 pub(crate) struct Body {
     pub(crate) columns: Vec<String>,
@@ -123,6 +151,33 @@ impl Body {
             layout,
             typed,
         })
+    }
+
+    /// The layout for [`Checker::clean_row`], when the file has the key's one column (a table
+    /// with a composite or string key, or a file without its key column, is checked row by
+    /// row only).
+    pub(crate) fn clean_layout(&self) -> Option<CleanLayout> {
+        let layout = &self.layout;
+        let at = |col: Option<usize>| -> Option<Option<usize>> {
+            match col {
+                None => Some(None),
+                Some(c) => layout.bound.iter().position(|&(b, _)| b == c).map(Some),
+            }
+        };
+        let [Some(key)] = layout.keys[..] else {
+            return None;
+        };
+        Some(CleanLayout {
+            key: at(Some(key))??,
+            deleted: at(layout.deleted)?,
+            window: at(layout.window)?,
+            cursor: at(layout.cursor)?,
+        })
+    }
+
+    /// The bound columns (column, type) in the order of a record's bound values.
+    pub(crate) fn bound(&self) -> &[(usize, LogicalType)] {
+        &self.layout.bound
     }
 
     /// How many bound columns the file has.
