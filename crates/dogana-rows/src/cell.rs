@@ -211,31 +211,48 @@ fn dig(c: u8) -> u32 {
     u32::from(c.wrapping_sub(b'0'))
 }
 
-/// Whether any of the values is not a digit's (checked all at once).
+/// The ASCII digits of a little-endian word, in the bytes `digits` marks (0xff), as their
+/// values, every other byte 0; None if one of those bytes is not a digit.
 #[inline(always)]
-fn any_bad(d: &[u32]) -> bool {
-    d.iter().fold(0, |acc, &x| acc | ((x + 6) & !15)) != 0
+fn digit_bytes(w: u64, digits: u64) -> Option<u64> {
+    let d = (w ^ 0x3030_3030_3030_3030) & digits;
+    // a digit is now 0..=9 and adding 0x76 leaves its high bit clear; any other byte has it
+    // set, before or after (no byte carries into the next: 0x7f + 0x76 < 0x100)
+    let over = (((d & 0x7f7f_7f7f_7f7f_7f7f) + 0x7676_7676_7676_7676) | d) & 0x8080_8080_8080_8080;
+    (over & digits == 0).then_some(d)
+}
+
+/// Byte k of the result is `10 * d[k] + d[k + 1]`, for digit values `d` (at most 99: no carry).
+#[inline(always)]
+fn digit_pairs(d: u64) -> u64 {
+    d * 10 + (d >> 8)
+}
+
+/// `YYYY-MM-` in a little-endian word: (year, month), unchecked beyond being digits.
+#[inline(always)]
+fn year_month(w: u64) -> Option<(u32, u32)> {
+    // the dashes in bytes 4 and 7, digits in 0 to 3, 5 and 6
+    if w & 0xff00_00ff_0000_0000 != 0x2d00_002d_0000_0000 {
+        return None;
+    }
+    let p = digit_pairs(digit_bytes(w, 0x00ff_ff00_ffff_ffff)?);
+    let year = (p & 0xff) * 100 + ((p >> 16) & 0xff);
+    Some((year as u32, ((p >> 40) & 0xff) as u32))
+}
+
+/// Two ASCII digits' value, or None.
+#[inline(always)]
+fn two_digits(a: u8, b: u8) -> Option<u32> {
+    let (a, b) = (dig(a), dig(b));
+    (a < 10 && b < 10).then_some(a * 10 + b)
 }
 
 /// `YYYY-MM-DD`, exactly ten bytes.
 #[inline]
 pub(crate) fn parse_date(b: &[u8]) -> Option<Date> {
     let s: &[u8; 10] = b.try_into().ok()?;
-    let d = [
-        dig(s[0]),
-        dig(s[1]),
-        dig(s[2]),
-        dig(s[3]),
-        dig(s[5]),
-        dig(s[6]),
-        dig(s[8]),
-        dig(s[9]),
-    ];
-    if any_bad(&d) || s[4] != b'-' || s[7] != b'-' {
-        return None;
-    }
-    let year = d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3];
-    let (month, day) = (d[4] * 10 + d[5], d[6] * 10 + d[7]);
+    let (year, month) = year_month(u64::from_le_bytes(s[..8].try_into().ok()?))?;
+    let day = two_digits(s[8], s[9])?;
     if year == 0 || !(1..=12).contains(&month) || day == 0 || day > month_days(year, month) {
         return None;
     }
@@ -273,34 +290,24 @@ pub(crate) fn parse_datetime(b: &[u8]) -> Result<Timestamp, bool> {
     let Some(s) = b.first_chunk::<19>() else {
         return Err(false);
     };
-    let d = [
-        dig(s[0]),
-        dig(s[1]),
-        dig(s[2]),
-        dig(s[3]),
-        dig(s[5]),
-        dig(s[6]),
-        dig(s[8]),
-        dig(s[9]),
-        dig(s[11]),
-        dig(s[12]),
-        dig(s[14]),
-        dig(s[15]),
-        dig(s[17]),
-        dig(s[18]),
-    ];
-    if any_bad(&d)
-        || s[4] != b'-'
-        || s[7] != b'-'
-        || !(s[10] == b'T' || s[10] == b' ')
-        || s[13] != b':'
-        || s[16] != b':'
-    {
+    let word = |at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    let (year, month) = year_month(word(0)).ok_or(false)?;
+    // `DDTHH:MM`: digits in bytes 0, 1, 3, 4, 6 and 7, the colon in 5, T or a space in 2
+    let w = word(8);
+    let sep = (w >> 16) & 0xff;
+    if (w >> 40) & 0xff != u64::from(b':') || !(sep == u64::from(b'T') || sep == u64::from(b' ')) {
         return Err(false);
     }
-    let year = d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3];
-    let (month, day) = (d[4] * 10 + d[5], d[6] * 10 + d[7]);
-    let (hh, mm, ss) = (d[8] * 10 + d[9], d[10] * 10 + d[11], d[12] * 10 + d[13]);
+    let p = digit_pairs(digit_bytes(w, 0xffff_00ff_ff00_ffff).ok_or(false)?);
+    let (day, hh, mm) = (
+        (p & 0xff) as u32,
+        ((p >> 24) & 0xff) as u32,
+        ((p >> 48) & 0xff) as u32,
+    );
+    if s[16] != b':' {
+        return Err(false);
+    }
+    let ss = two_digits(s[17], s[18]).ok_or(false)?;
     if year == 0
         || !(1..=12).contains(&month)
         || day == 0
@@ -329,14 +336,9 @@ pub(crate) fn parse_datetime(b: &[u8]) -> Result<Timestamp, bool> {
     let offset_minutes: i64 = match b.get(at) {
         Some(b'Z') if b.len() == at + 1 => 0,
         Some(&sign @ (b'+' | b'-')) if b.len() == at + 6 && b[at + 3] == b':' => {
-            let o = [
-                dig(b[at + 1]),
-                dig(b[at + 2]),
-                dig(b[at + 4]),
-                dig(b[at + 5]),
-            ];
-            let (oh, om) = (o[0] * 10 + o[1], o[2] * 10 + o[3]);
-            if any_bad(&o) || oh > 23 || om > 59 {
+            let oh = two_digits(b[at + 1], b[at + 2]).ok_or(false)?;
+            let om = two_digits(b[at + 4], b[at + 5]).ok_or(false)?;
+            if oh > 23 || om > 59 {
                 return Err(false);
             }
             let total = i64::from(oh * 60 + om);
@@ -571,6 +573,40 @@ mod tests {
             "2026-10-26",
         ] {
             assert_eq!(parse_datetime(bad.as_bytes()), Err(false), "{bad}");
+        }
+    }
+
+    #[test]
+    fn one_wrong_byte_is_refused_as_the_core_refuses_it() {
+        // rule: CHECK-17
+        // every byte of a date and a datetime replaced by every other byte: the word-at-a-time
+        // parsers accept exactly what the core's parsers accept, with the same value
+        for good in ["2024-02-29", "1999-12-31"] {
+            for i in 0..good.len() {
+                for c in 0..=255u8 {
+                    let mut v = good.as_bytes().to_vec();
+                    v[i] = c;
+                    let core = std::str::from_utf8(&v)
+                        .ok()
+                        .and_then(|t| t.parse::<Date>().ok());
+                    assert_eq!(parse_date(&v), core, "{v:?}");
+                }
+            }
+        }
+        for good in ["2024-02-29T23:59:58Z", "2026-10-26T06:07:08.5+02:30"] {
+            for i in 0..good.len() {
+                for c in 0..=255u8 {
+                    let mut v = good.as_bytes().to_vec();
+                    v[i] = c;
+                    let Ok(text) = std::str::from_utf8(&v) else {
+                        assert!(parse_datetime(&v).is_err(), "{v:?}");
+                        continue;
+                    };
+                    // the core takes only T; a space is the reader's own spelling
+                    let core = text.replacen(' ', "T", 1).parse::<Timestamp>().ok();
+                    assert_eq!(parse_datetime(&v).ok(), core, "{text:?}");
+                }
+            }
         }
     }
 

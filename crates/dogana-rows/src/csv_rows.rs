@@ -113,7 +113,7 @@ impl CleanLayout {
     /// clean (a value did not parse, or a check would fail) and nothing was changed.
     #[inline]
     pub(crate) fn check(&self, checker: &mut Checker, line: u64, bound: &[Typed]) -> bool {
-        if bound.contains(&Typed::Bad) {
+        if bound.iter().any(|t| matches!(t, Typed::Bad)) {
             return false;
         }
         checker.clean_row(

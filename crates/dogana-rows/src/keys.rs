@@ -97,7 +97,10 @@ impl IntKeys {
     /// Adds a key seen on `line` (lines past u32::MAX are kept as u32::MAX).
     #[inline]
     pub(crate) fn push(&mut self, key: i64, line: u64) {
-        let log = &mut self.logs[(mix(key, self.seed) >> (64 - PART_BITS)) as usize];
+        // one multiply picks the log (any function of the key will do: equal keys share a
+        // log); the pieces and the tables below use the full mix
+        let pick = ((key as u64) ^ self.seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let log = &mut self.logs[(pick >> (64 - PART_BITS)) as usize];
         if log.keys.len() == log.keys.capacity() {
             if !log.keys.is_empty() {
                 let keys = std::mem::replace(&mut log.keys, Vec::with_capacity(LOG_CHUNK));
@@ -166,15 +169,15 @@ impl IntKeys {
                 peak = peak.max(dedup.table.capacity() * 8);
                 continue;
             }
-            // split by the hash bits below the log's own, keeping arrival order (a counting
-            // sort): count, place, then deduplicate each piece
+            // split by the top bits of the mix (the log was picked by another hash), keeping
+            // arrival order (a counting sort): count, place, then deduplicate each piece;
             // at least one bit: a shift by 64 - 0 would overflow
             let bits = n
                 .div_ceil(PIECE)
                 .next_power_of_two()
                 .trailing_zeros()
                 .clamp(1, 16);
-            let piece_of = |k: i64| ((mix(k, self.seed) << PART_BITS) >> (64 - bits)) as usize;
+            let piece_of = |k: i64| (mix(k, self.seed) >> (64 - bits)) as usize;
             starts.clear();
             starts.resize((1 << bits) + 1, 0);
             for (k, _) in log.chunks() {
