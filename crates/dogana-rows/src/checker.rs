@@ -100,9 +100,7 @@ impl Bounds {
             _ => false,
         }
     }
-}
 
-impl Bounds {
     /// [`contains`](Bounds::contains) for a parsed value that is not null.
     #[inline(always)]
     fn contains_typed(&self, t: Typed) -> bool {
@@ -132,9 +130,7 @@ impl Interval {
             _ => false,
         }
     }
-}
 
-impl Interval {
     /// [`contains`](Interval::contains) for a parsed value that is not null.
     #[inline(always)]
     fn contains_typed(&self, t: Typed) -> bool {
