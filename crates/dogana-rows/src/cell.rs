@@ -253,14 +253,58 @@ pub(crate) fn parse_date(b: &[u8]) -> Option<Date> {
     let s: &[u8; 10] = b.try_into().ok()?;
     let (year, month) = year_month(u64::from_le_bytes(s[..8].try_into().ok()?))?;
     let day = two_digits(s[8], s[9])?;
-    if year == 0 || !(1..=12).contains(&month) || day == 0 || day > month_days(year, month) {
-        return None;
-    }
-    Date::from_days_since_epoch(days_from_civil(i64::from(year), month, day))
+    Date::from_days_since_epoch(day_number(year, month, day)?)
 }
 
-/// The days in a month, for the datetime fast path.
-fn month_days(year: u32, month: u32) -> u32 {
+/// The day number (days from 1970-01-01) of a valid date of years 1 to 9999, else None.
+#[inline(always)]
+fn day_number(year: u32, month: u32, day: u32) -> Option<i64> {
+    let (first, len) = month_start(year, month)?;
+    (day >= 1 && day <= len).then_some(first + i64::from(day) - 1)
+}
+
+/// Years whose months [`MONTHS`] holds: 1900 to 2155.
+const TABLE_FROM: u32 = 1900;
+const TABLE_YEARS: u32 = 256;
+
+/// For each month of the table's years: the day number of its first day, plus 2^20 (so it is
+/// positive), shifted left by 5, and its length in the low 5 bits. One lookup replaces the
+/// calendar arithmetic for the dates deliveries hold.
+static MONTHS: [u32; (TABLE_YEARS * 12) as usize] = {
+    let mut table = [0u32; (TABLE_YEARS * 12) as usize];
+    let mut i = 0;
+    while i < table.len() {
+        let (year, month) = (TABLE_FROM + i as u32 / 12, i as u32 % 12 + 1);
+        let first = days_from_civil(year as i64, month, 1) + (1 << 20);
+        table[i] = ((first as u32) << 5) | month_days(year, month);
+        i += 1;
+    }
+    table
+};
+
+/// The day number of a month's first day and the month's length; None for a month that is not
+/// 1 to 12 or a year that is not 1 to 9999.
+#[inline(always)]
+fn month_start(year: u32, month: u32) -> Option<(i64, u32)> {
+    if !(1..=12).contains(&month) {
+        return None;
+    }
+    let at = year.wrapping_sub(TABLE_FROM);
+    if at < TABLE_YEARS {
+        let entry = MONTHS[(at * 12 + month - 1) as usize];
+        return Some((i64::from(entry >> 5) - (1 << 20), entry & 31));
+    }
+    if year == 0 || year > 9999 {
+        return None;
+    }
+    Some((
+        days_from_civil(i64::from(year), month, 1),
+        month_days(year, month),
+    ))
+}
+
+/// The days in a month.
+const fn month_days(year: u32, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
         4 | 6 | 9 | 11 => 30,
@@ -273,13 +317,13 @@ fn month_days(year: u32, month: u32) -> u32 {
 /// core's calendar, in unsigned arithmetic: the year before March of year 1 is 0, never
 /// negative, so the divisions by constants compile to multiplications).
 #[inline(always)]
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = year as u32 - u32::from(month <= 2);
+const fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = year as u32 - (month <= 2) as u32;
     let era = y / 400;
     let yoe = y - era * 400;
     let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    i64::from(era) * 146_097 + i64::from(doe) - 719_468
+    era as i64 * 146_097 + doe as i64 - 719_468
 }
 
 /// RFC 3339 with an offset, by hand for the common forms (`...:SS` then `Z`, `±HH:MM`, or a
@@ -308,14 +352,8 @@ pub(crate) fn parse_datetime(b: &[u8]) -> Result<Timestamp, bool> {
         return Err(false);
     }
     let ss = two_digits(s[17], s[18]).ok_or(false)?;
-    if year == 0
-        || !(1..=12).contains(&month)
-        || day == 0
-        || day > month_days(year, month)
-        || hh > 23
-        || mm > 59
-        || ss > 59
-    {
+    let days = day_number(year, month, day).ok_or(false)?;
+    if hh > 23 || mm > 59 || ss > 59 {
         return Err(false);
     }
     let mut at = 19;
@@ -351,7 +389,6 @@ pub(crate) fn parse_datetime(b: &[u8]) -> Result<Timestamp, bool> {
         None => return Err(true),
         _ => return Err(false),
     };
-    let days = days_from_civil(i64::from(year), month, day);
     let local = days * 86_400_000_000
         + (i64::from(hh) * 3600 + i64::from(mm) * 60 + i64::from(ss)) * 1_000_000
         + frac;
@@ -527,6 +564,24 @@ mod tests {
         while let Some(next) = d.checked_add_days(7) {
             assert_eq!(parse_date(d.to_string().as_bytes()), Some(d));
             d = next;
+        }
+        // every day around both ends of the month table, and the domain's ends
+        for (from, to) in [
+            ("1898-12-01", "1901-03-01"),
+            ("2154-12-01", "2157-03-01"),
+            ("0001-01-01", "0001-03-01"),
+            ("9999-11-01", "9999-12-31"),
+        ] {
+            let (mut d, to): (Date, Date) = (from.parse().unwrap(), to.parse().unwrap());
+            while d <= to {
+                assert_eq!(parse_date(d.to_string().as_bytes()), Some(d), "{d}");
+                let t = format!("{d}T12:00:00Z");
+                assert_eq!(parse_datetime(t.as_bytes()).ok(), t.parse().ok(), "{t}");
+                match d.checked_add_days(1) {
+                    Some(next) => d = next,
+                    None => break,
+                }
+            }
         }
         for bad in [
             &b"2026-02-29"[..],
