@@ -852,3 +852,22 @@ fn a_semicolon_delimiter_can_be_named() {
     .unwrap();
     assert_failed(&r, &[]);
 }
+
+#[test]
+fn repeats_on_one_line_are_reported_the_same_every_time() {
+    // rule: CHECK-09
+    // bare CRs end records inside one line: two keys repeated on line 3; the report names the
+    // smaller key, whatever the random seed of the key set (found by the csv_rows fuzz target)
+    let c = orders();
+    let text = format!(
+        "{HEADER}7,2026-10-26,,1.5,a,false\r2,2026-10-26,,1.5,b,false\n\
+         7,2026-10-26,,1.5,c,false\r2,2026-10-26,,1.5,d,false\n"
+    );
+    for _ in 0..16 {
+        let r = csv(&text, &c, full(&c, 4));
+        assert_eq!(
+            r.check("keys").unwrap().detail(),
+            "line 3, key id=2: a key an earlier row already has (and 1 more repeated keys)"
+        );
+    }
+}
