@@ -413,16 +413,15 @@ pub(crate) fn parse_typed_in(
     b: usize,
     ty: LogicalType,
 ) -> Result<Typed, String> {
-    if ty == LogicalType::Int && a < b {
-        if let Some(v) = parse_int_in(data, a, b) {
-            return Ok(Typed::Int(v));
-        }
+    match parse_fast(data, a, b, ty) {
+        // parsed again, for the reason
+        Typed::Bad => parse_typed(&data[a..b], ty),
+        t => Ok(t),
     }
-    parse_typed(&data[a..b], ty)
 }
 
-/// [`parse_typed_in`] without the reason: [`Typed::Bad`] for a value that does not parse
-/// (the row is then checked again by the path that says why). The hot path of the CSV reader.
+/// [`parse_typed_in`] without the reason: [`Typed::Bad`] for a value that does not parse.
+/// The hot path of the CSV reader.
 #[inline(always)]
 pub(crate) fn parse_fast(data: &[u8], a: usize, b: usize, ty: LogicalType) -> Typed {
     if a == b {

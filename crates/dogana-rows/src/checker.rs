@@ -101,7 +101,8 @@ impl Bounds {
         }
     }
 
-    /// [`contains`](Bounds::contains) for a parsed value that is not null.
+    /// [`contains`](Bounds::contains) for a parsed value that is not null, on the clean-row
+    /// path: building a [`Cell`] to call `contains` costs 17 instructions a row (callgrind).
     #[inline(always)]
     fn contains_typed(&self, t: Typed) -> bool {
         match (self, t) {
@@ -131,7 +132,8 @@ impl Interval {
         }
     }
 
-    /// [`contains`](Interval::contains) for a parsed value that is not null.
+    /// [`contains`](Interval::contains) for a parsed value that is not null (see
+    /// [`Bounds::contains_typed`]).
     #[inline(always)]
     fn contains_typed(&self, t: Typed) -> bool {
         match (self, t) {

@@ -335,19 +335,16 @@ impl Split {
     /// The range of field `i` (below `r.fields`) in the bytes of record `r`.
     #[inline]
     pub(crate) fn field(&self, r: &Rec, i: usize) -> (usize, usize) {
-        let gap = usize::from(r.gap);
-        if r.wide {
-            let ends = &self.wide_ends[r.first..r.first + r.fields];
-            (if i == 0 { 0 } else { ends[i - 1] + gap }, ends[i])
-        } else {
-            let ends = &self.ends[r.first..r.first + r.fields];
-            let start = if i == 0 {
-                0
-            } else {
-                ends[i - 1] as usize + gap
-            };
-            (start, ends[i] as usize)
-        }
+        debug_assert!(i < r.fields);
+        let end = |k: usize| match r.wide {
+            true => self.wide_ends[r.first + k],
+            false => self.ends[r.first + k] as usize,
+        };
+        let start = match i {
+            0 => 0,
+            _ => end(i - 1) + usize::from(r.gap),
+        };
+        (start, end(i))
     }
 
     /// The bytes of record `r` and the ranges of its fields, written into `ranges`.

@@ -100,22 +100,9 @@ pub(crate) fn parse_bound(
     out: &mut Vec<Typed>,
 ) {
     let rec = records.bytes(data, r);
-    if r.wide {
-        for &(i, ty) in bound {
-            let (a, b) = records.field(r, i);
-            out.push(parse_fast(rec, a, b, ty));
-        }
-        return;
-    }
-    // the common record: its field ends sliced once
-    let ends = &records.ends[r.first..r.first + r.fields];
-    let gap = usize::from(r.gap);
     for &(i, ty) in bound {
-        let a = match i {
-            0 => 0,
-            _ => ends[i - 1] as usize + gap,
-        };
-        out.push(parse_fast(rec, a, ends[i] as usize, ty));
+        let (a, b) = records.field(r, i);
+        out.push(parse_fast(rec, a, b, ty));
     }
 }
 
