@@ -3,7 +3,7 @@
 //! It writes a manifest for a delivered file, checks a file against its manifest, prints what a
 //! ledger claims, and turns a short TOML description into a contract. It hashes files but never
 //! parses them (CLI-02): every decision is the `dogana` crate's. The receiver commands
-//! (`deliver`, `receipts`, `verify`, `claims --store`) call the receiver of `dogana-sqlite`,
+//! (`deliver`, `receipts`, `verify`, `claims --store`) call the delivery engine of `dogana-receiver` on the store `dogana-stores` opens,
 //! which reads and checks the rows.
 //!
 //! Exit status (CLI-29): 0 on success, 1 when dogana refuses (an invalid contract, manifest or

@@ -2,7 +2,7 @@
 //! and only once the delivery has taken more than a second, so that a quick delivery, a pipe, a
 //! log file or a test sees nothing.
 //!
-//! `dogana-sqlite` reads, checks and publishes a file in one call without reporting progress,
+//! The delivery engine reads, checks and publishes a file in one call without reporting progress,
 //! so the spinner shows what is known honestly: the file, its size and the time elapsed.
 
 use std::io::IsTerminal;

@@ -7,7 +7,7 @@ mod common;
 
 use common::{text, Work};
 use dogana::{FromWire, Outcome, Receipt, Wire};
-use dogana_sqlite::rusqlite::types::Value as SqlValue;
+use dogana_sqlite::Datum;
 use dogana_sqlite::Store;
 
 /// Sunday's full dump of orders, read at 2026-10-25T06:00:00Z: five live rows.
@@ -135,7 +135,7 @@ fn ids(work: &Work) -> Vec<i64> {
         .rows
         .iter()
         .map(|r| match r[at] {
-            SqlValue::Integer(i) => i,
+            Datum::Int(i) => i,
             ref v => panic!("id {v:?}"),
         })
         .collect();
@@ -438,6 +438,7 @@ fn verify_compares_each_ledger_with_the_fold_of_its_receipts() {
 
     // a lost acceptance: the stored ledger is no longer the fold of the receipts
     store(&work)
+        .backend()
         .connection()
         .execute(
             "DELETE FROM dogana_receipts WHERE table_name = 'orders' AND seq = 2",

@@ -21,26 +21,12 @@
 //!   accepted_order, document)`: accepted and rejected alike, the accepted ones numbered in
 //!   publication order (RECV-11). A replay stores nothing.
 //!
-//! [`Store::deliver`] follows the protocol's order (RECV-01 to RECV-10): replay lookup,
-//! `Gate::preflight`, rows staged in TEMP tables while dogana-rows checks them (the published
-//! table is not touched), the receiver's own checks, `Gate::evaluate`, then one `BEGIN
-//! IMMEDIATE` transaction that re-reads the chain head, decides again if it moved, executes the
-//! plan, and saves the ledger and the receipt. [`Store::decide`] and [`Store::commit`] are the
-//! two phases, for a caller (or a test) that wants to see between them.
-//!
-//! ## The receiver's checks
-//!
-//! After dogana-rows' eight (`parse`, `rows`, `deleted`, `keys`, `window`, `cursor`,
-//! `schema_hash`, `content_hash`), every receipt of a delivery whose rows were read carries:
-//!
-//! | name | what it compares |
-//! | --- | --- |
-//! | `values` | values of columns the receiver types beyond the contract parse as that type |
-//! | `columns` | the file's columns fit the published table: the same set (NDJSON: a subset), or a complete whole-table delivery that replaces the table with its columns (RECOVERY-04); no two names equal but for ASCII case, no NUL |
-//! | `keys_elsewhere` | a window delivery carries no key, live or tombstoned, already published outside its window (CHECK-16) |
-//!
-//! A repeated manifest over other bytes is refused with a failed `content_hash` check
-//! (RECV-03).
+//! [`Store`] is the delivery engine of `dogana-receiver` over this crate's [`Sqlite`] backend:
+//! the protocol's order (replay lookup, preflight, staging with the row checks, the receiver's
+//! own checks, evaluate, one commit that re-reads the head), the receiver's checks
+//! (`values`, `columns`, `keys_elsewhere`) and the decisions every backend shares are written
+//! there once. Here rows are staged in TEMP tables of the store's connection, and the commit
+//! is one `BEGIN IMMEDIATE` transaction.
 //!
 //! ## Decisions
 //!
@@ -57,37 +43,52 @@
 //!   file order and sorts only the keys, where a rowid key would sort whole rows (or insert
 //!   them at random places) for an unordered file. Upserts, tombstones and `keys_elsewhere`
 //!   use the index.
-//! - **A stale decision is made again under the write lock**: `commit` re-reads the head
-//!   inside `BEGIN IMMEDIATE`; if it moved, steps 1 to 3 run again there (the staged rows are
-//!   reused; the row checks depend only on the manifest and contract), so the new decision
-//!   cannot be stale in turn. The redo starts from the replay lookup, so two concurrent
-//!   deliveries of one manifest give one acceptance and one replay. [`Delivery::redecided`]
-//!   counts it.
-//! - **CHECK-16 (`keys_elsewhere`) looks at every published row** outside the window, whatever
-//!   its region's state (PLAN-12): the published table, not the ledger, knows where a key is.
-//! - **Readers** read rows and ledger in one transaction: [`Store::read_consistent`] (RECV-13).
-//! - **Table names** are any string but an empty one, one with NUL, one beginning with
-//!   `dogana_` or `sqlite_`, or one differing from a stored table only in ASCII case
-//!   ([`StoreError::TableName`]). Column names may be anything but NUL or a case-insensitive
-//!   repeat (the `columns` check). Identifiers are always quoted ([`quote_ident`]) and values
-//!   always bound.
-//! - **A contract that changes a fixed field** is an error ([`StoreError::Contract`]), not a
-//!   receipt: the delivery is not at fault, the receiver's configuration is.
+//! - **Readers** read rows and ledger in one transaction: [`Store::read_consistent_rows`],
+//!   or [`Sqlite::read_consistent`] for a query of one's own (RECV-13). A store opened with
+//!   `Store::open_read_only` changes nothing in the file (no table, no journal mode).
+//! - **Identifiers** are always quoted ([`quote_ident`]), values always bound.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod conformance;
-mod error;
+mod harness;
 mod sql;
-mod stage;
 mod store;
 
-pub use error::StoreError;
-pub use sql::{quote_ident, sql_type};
-pub use store::{
-    Decision, DeliverOptions, Delivery, Snapshot, Store, StoreOptions, StoredReceipt, Synchronous,
+pub use sql::sql_type;
+pub use store::{Sqlite, StoreOptions, Synchronous};
+
+/// The delivery engine over SQLite: open it with `Store::open(path)`.
+///
+/// ```
+/// use dogana::{Contract, LogicalType, Shape, Timestamp};
+/// use dogana_sqlite::Store;
+/// let dir = std::env::temp_dir().join(format!("dogana-sqlite-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let file = dir.join("orders.csv");
+/// std::fs::write(&file, "id,amount\n1,10\n2,20\n")?;
+/// let contract = Contract::builder("orders", ["id"])
+///     .shape("full", Shape::full())
+///     .column("id", LogicalType::Int)
+///     .build()?;
+/// let at: Timestamp = "2026-10-26T06:00:00Z".parse()?;
+/// let manifest = contract.manifest("full", at).rows(2).build()?;
+///
+/// let mut store = Store::open(dir.join("store.db"))?;
+/// let delivery = store.deliver(&file, &contract, &manifest, at, Some("doc"))?;
+/// assert!(delivery.accepted() && !delivery.replayed());
+/// let again = store.deliver(&file, &contract, &manifest, at, Some("doc"))?;
+/// assert!(again.replayed());
+/// assert!(store.verify("orders")?.ok());
+/// let snapshot = store.read_consistent_rows("orders")?;
+/// assert_eq!(snapshot.rows.len(), 2);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type Store = dogana_receiver::Store<Sqlite>;
+
+pub use dogana_receiver::sql::quote_ident;
+pub use dogana_receiver::{
+    Datum, Decision, DeliverOptions, Delivery, Format, Snapshot, StoreError, StoredReceipt,
     VerifyReport,
 };
-
-pub use dogana_rows::Format;
 pub use rusqlite;

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use dogana::{Contract, Deletions, LogicalType, Outcome, Shape, Window, Wire};
-use dogana_sqlite::conformance::{date, orders, orders_csv, sha, ts, Order};
+use dogana_receiver::conformance::{date, orders, orders_csv, sha, ts, Order};
 use dogana_sqlite::{DeliverOptions, Store, StoreError};
 
 fn dir(name: &str) -> PathBuf {
@@ -45,7 +45,8 @@ fn the_regions_view_shows_the_stored_ledger() {
         .unwrap();
     let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
     assert_eq!(r.receipt.outcome(), Outcome::Accepted);
-    let conn = store.connection();
+    let stored = store.ledger("orders").unwrap().unwrap().to_json();
+    let conn = store.backend().connection();
     let doc: String = conn
         .query_row(
             "SELECT document FROM dogana_ledgers WHERE table_name = 'orders'",
@@ -53,7 +54,7 @@ fn the_regions_view_shows_the_stored_ledger() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(doc, store.ledger("orders").unwrap().unwrap().to_json());
+    assert_eq!(doc, stored);
     let mut stmt = conn
         .prepare(
             "SELECT table_name, publication_id, region_index, low, high, low_open, high_open,
@@ -175,7 +176,7 @@ fn published_columns_are_typed() {
         .deliver_with(&file, &orders(), &m, now(), None, &options)
         .unwrap();
     assert!(r.accepted());
-    let conn = store.connection();
+    let conn = store.backend().connection();
     let types: Vec<(String, String)> = conn
         .prepare("SELECT name, type FROM pragma_table_info('orders')")
         .unwrap()

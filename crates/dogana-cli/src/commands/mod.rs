@@ -4,7 +4,7 @@
 //! Layout:
 //! - sender side, no store: [`manifest`], [`check`], [`contract`];
 //! - reader side: [`claims`] (from a ledger document, or from a store with `--store DB TABLE`);
-//! - receiver side, on a `dogana-sqlite` store: [`receiver`] (`deliver`, `receipts`, `verify`,
+//! - receiver side, on any store `--store` names: [`receiver`] (`deliver`, `receipts`, `verify`,
 //!   and the ledger `claims --store` reads);
 //! - documents: [`identity`], [`canonical`]; and [`completions`].
 //!

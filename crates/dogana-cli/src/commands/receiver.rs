@@ -1,4 +1,5 @@
-//! The receiver commands, on a `dogana-sqlite` store (one SQLite database file):
+//! The receiver commands, on any store `dogana-stores` opens (`--store` names it: a SQLite
+//! file by default, DuckDB for a `.duckdb` path or `duckdb:PATH` in a build with that backend):
 //!
 //! - `dogana deliver FILE --store DB --contract PATH [--manifest PATH] [--at TIME] [--source
 //!   TEXT] [--format FORMAT] [--column-type NAME=TYPE]... [--json]`: one delivery, decided and
@@ -17,7 +18,8 @@
 use std::path::Path;
 
 use dogana::{Duration, Ledger, Outcome, Receipt, Wire};
-use dogana_sqlite::{DeliverOptions, Delivery, Format, Store, StoreError};
+use dogana_receiver::{AnyStore, DeliverOptions, Delivery, Format, StoreError};
+use dogana_stores::Spec;
 use serde_json::Value;
 
 use crate::cli::{DeliverArgs, FileFormat, ReceiptsArgs, VerifyArgs};
@@ -86,39 +88,46 @@ fn failed(what: &str, db: &Path, e: &StoreError) -> Refusal {
     ))
 }
 
-/// Opens the store at `db`. A reader never creates one: a missing DB is refused.
-fn open(db: &Path, create: bool) -> Result<Store> {
-    match std::fs::metadata(db) {
-        Ok(m) if m.is_dir() => refuse!(
-            "store {} is a directory; name the SQLite database file",
-            shown(db)
-        ),
-        Err(_) if !create => refuse!(
-            "store {} does not exist; deliver a file to it first with dogana deliver FILE --store DB --contract PATH",
-            shown(db)
-        ),
-        _ => {}
+/// The store a `--store` value names (see `dogana_stores::Spec`).
+fn spec(db: &Path) -> Spec {
+    Spec::parse(&db.to_string_lossy())
+}
+
+/// Opens the store at `db`: a writer creates it when missing; a reader never creates nor
+/// changes anything, and refuses a missing store or a file that is not one.
+fn open(db: &Path, create: bool) -> Result<Box<dyn AnyStore>> {
+    let spec = spec(db);
+    if let Some(path) = spec.path() {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => refuse!(
+                "store {} is a directory; name the database file",
+                shown(db)
+            ),
+            Err(_) if !create => refuse!(
+                "store {} does not exist; deliver a file to it first with dogana deliver FILE --store DB --contract PATH",
+                shown(db)
+            ),
+            _ => {}
+        }
     }
-    Store::open(db).map_err(|e| {
-        Refusal::new(format!(
-            "cannot open the store {}: {e}; name a dogana store (a SQLite database file) this user can write",
-            shown(db)
-        ))
+    dogana_stores::open(&spec, create).map_err(|e| match e {
+        StoreError::Unavailable(m) => Refusal::new(m),
+        StoreError::NotAStore(m) => Refusal::new(format!(
+            "{m}; name a dogana store (made by dogana deliver), or a new file"
+        )),
+        e => Refusal::new(format!(
+            "cannot open the store {}: {e}; name a dogana store this user can {}",
+            shown(db),
+            if create { "write" } else { "read" }
+        )),
     })
 }
 
 /// The tables of the store: those with a ledger or with any receipt, sorted.
-fn tables(store: &Store, db: &Path) -> Result<Vec<String>> {
-    let read = || -> std::result::Result<Vec<String>, dogana_sqlite::rusqlite::Error> {
-        let mut stmt = store.connection().prepare(
-            "SELECT table_name FROM dogana_ledgers UNION SELECT table_name FROM dogana_receipts ORDER BY 1",
-        )?;
-        let names = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<std::result::Result<Vec<String>, _>>()?;
-        Ok(names)
-    };
-    read().map_err(|e| failed("listing the tables", db, &StoreError::Sqlite(e)))
+fn tables(store: &mut dyn AnyStore, db: &Path) -> Result<Vec<String>> {
+    store
+        .tables()
+        .map_err(|e| failed("listing the tables", db, &e))
 }
 
 /// Refuses a table the store knows nothing of, naming the ones it has.
@@ -140,7 +149,7 @@ pub fn stored_ledger(db: &Path, table: &Path) -> Result<Ledger> {
     let Some(table) = table.to_str() else {
         refuse!("table {} is not UTF-8 text", shown(table))
     };
-    let store = open(db, false)?;
+    let mut store = open(db, false)?;
     if let Some(ledger) = store
         .ledger(table)
         .map_err(|e| failed("reading the ledger", db, &e))?
@@ -152,7 +161,7 @@ pub fn stored_ledger(db: &Path, table: &Path) -> Result<Ledger> {
         .map_err(|e| failed("reading the receipts", db, &e))?;
     match receipts.last() {
         Some(r) => Ok(Ledger::new(r.receipt.contract().clone())),
-        None => Err(unknown_table(db, table, &tables(&store, db)?)),
+        None => Err(unknown_table(db, table, &tables(store.as_mut(), db)?)),
     }
 }
 
@@ -352,12 +361,12 @@ fn receipt_line(seq: i64, receipt: &Receipt) -> String {
 }
 
 pub fn receipts(a: ReceiptsArgs) -> Result<()> {
-    let store = open(&a.store, false)?;
+    let mut store = open(&a.store, false)?;
     let receipts = store
         .receipts(&a.table)
         .map_err(|e| failed("reading the receipts", &a.store, &e))?;
     if receipts.is_empty() {
-        let known = tables(&store, &a.store)?;
+        let known = tables(store.as_mut(), &a.store)?;
         if !known.contains(&a.table) {
             return Err(unknown_table(&a.store, &a.table, &known));
         }
@@ -376,7 +385,7 @@ pub fn receipts(a: ReceiptsArgs) -> Result<()> {
 
 pub fn verify(a: VerifyArgs) -> Result<()> {
     let mut store = open(&a.store, false)?;
-    let known = tables(&store, &a.store)?;
+    let known = tables(store.as_mut(), &a.store)?;
     let names = match a.table {
         Some(t) if known.contains(&t) => vec![t],
         Some(t) => return Err(unknown_table(&a.store, &t, &known)),

@@ -14,8 +14,25 @@ use dogana_rows::RowsError;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum StoreError {
-    /// SQLite failed (a busy timeout, a full disk, a read-only file...).
-    Sqlite(rusqlite::Error),
+    /// The backend's database failed (a full disk, a read-only file, a lost connection...).
+    Backend {
+        /// The backend: `sqlite`, `duckdb`, ...
+        backend: &'static str,
+        /// What failed.
+        source: Box<dyn Error + Send + Sync>,
+    },
+    /// Another writer holds the store's write lock and did not let go within the wait.
+    Locked {
+        /// The store.
+        store: String,
+        /// Who holds it, as far as the backend can tell, and how long we waited.
+        holder: String,
+    },
+    /// The file or database is not a dogana store (or not of this backend): nothing was
+    /// changed in it.
+    NotAStore(String),
+    /// The store needs a backend this build does not have; the message says how to get it.
+    Unavailable(String),
     /// Reading the delivered file failed.
     Io(io::Error),
     /// The rows could not be checked for a reason that is not the delivery's fault (the
@@ -43,7 +60,13 @@ pub enum StoreError {
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            StoreError::Sqlite(e) => write!(f, "sqlite: {e}"),
+            StoreError::Backend { backend, source } => write!(f, "{backend}: {source}"),
+            StoreError::Locked { store, holder } => write!(
+                f,
+                "{store} is locked by another writer ({holder}); try again when it is done"
+            ),
+            StoreError::NotAStore(m) => write!(f, "not a dogana store: {m}"),
+            StoreError::Unavailable(m) => f.write_str(m),
             StoreError::Io(e) => write!(f, "reading the delivery failed: {e}"),
             StoreError::Rows(e) => write!(f, "{e}"),
             StoreError::Format(m) => f.write_str(m),
@@ -62,7 +85,7 @@ impl fmt::Display for StoreError {
 impl Error for StoreError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match self {
-            StoreError::Sqlite(e) => Some(e),
+            StoreError::Backend { source, .. } => Some(source.as_ref()),
             StoreError::Io(e) => Some(e),
             StoreError::Rows(e) => Some(e),
             StoreError::Contract(e) => Some(e),
@@ -71,9 +94,13 @@ impl Error for StoreError {
     }
 }
 
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        StoreError::Sqlite(e)
+impl StoreError {
+    /// A backend's own error.
+    pub fn backend(backend: &'static str, e: impl Into<Box<dyn Error + Send + Sync>>) -> Self {
+        StoreError::Backend {
+            backend,
+            source: e.into(),
+        }
     }
 }
 

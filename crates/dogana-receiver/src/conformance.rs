@@ -1,10 +1,9 @@
-//! A conformance suite for dogana receivers: one public function per behaviour, generic over
-//! [`Receiver`], so that any receiver (this crate's SQLite store, or another database's) runs
-//! the same tests. [`conformance_tests!`](crate::conformance_tests) expands to one `#[test]`
-//! per function:
+//! The conformance suite every backend runs: one public function per behaviour, generic over
+//! [`Receiver`], which every [`Store`] over a [`Harness`] backend is.
+//! [`conformance_tests!`](crate::conformance_tests) expands to one `#[test]` per function:
 //!
 //! ```ignore
-//! dogana_sqlite::conformance_tests!(dogana_sqlite::conformance::SqliteReceiver;
+//! dogana_receiver::conformance_tests!(dogana_receiver::Store<dogana_sqlite::Sqlite>;
 //!     full_replaces_all, window_replaces_window /* , ... */);
 //! ```
 //!
@@ -16,13 +15,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::{Backend, Datum, DeliverOptions, Store, StoreError};
 use dogana::{
     Contract, Date, Deletions, Ledger, LogicalType, Manifest, Outcome, Receipt, Shape, Timestamp,
     Window, Wire,
 };
-use rusqlite::types::Value as SqlValue;
-
-use crate::{DeliverOptions, Store, StoreError};
 
 /// One delivery, as a receiver is handed it.
 #[derive(Debug, Clone)]
@@ -96,6 +93,8 @@ pub enum Damage {
     DeleteRow(String),
     /// Overwrite the stored ledger.
     Ledger(Box<Ledger>),
+    /// Delete the stored receipt with this `seq`.
+    DeleteReceipt(i64),
 }
 
 /// A dogana receiver under test.
@@ -117,18 +116,15 @@ pub trait Receiver: Sized {
     fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String>;
 }
 
-/// The SQLite [`Store`] as a [`Receiver`].
-#[derive(Debug)]
-pub struct SqliteReceiver {
-    path: PathBuf,
-    store: Store,
-}
-
-impl SqliteReceiver {
-    /// The store under test.
-    pub fn store(&mut self) -> &mut Store {
-        &mut self.store
-    }
+/// What the conformance suite needs of a backend beyond the port: a fresh one, a second
+/// handle on the same data, and damage done behind the engine's back.
+pub trait Harness: Backend + Sized {
+    /// A new, empty store keeping its data in `dir`.
+    fn create(dir: &Path) -> Result<Self, String>;
+    /// Another handle on the same data (another connection), as a second writer would have.
+    fn reopen(&self) -> Result<Self, String>;
+    /// Damages the data behind the engine's back.
+    fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String>;
 }
 
 fn options(job: &Job) -> DeliverOptions {
@@ -141,26 +137,14 @@ fn err(e: StoreError) -> String {
     e.to_string()
 }
 
-fn render(v: &SqlValue) -> Option<String> {
-    match v {
-        SqlValue::Null => None,
-        SqlValue::Integer(i) => Some(i.to_string()),
-        SqlValue::Real(x) => Some(x.to_string()),
-        SqlValue::Text(s) => Some(s.clone()),
-        SqlValue::Blob(b) => Some(format!("{b:?}")),
-    }
-}
-
-impl Receiver for SqliteReceiver {
+/// Every engine over a [`Harness`] backend is a [`Receiver`].
+impl<B: Harness> Receiver for Store<B> {
     fn create(dir: &Path) -> Result<Self, String> {
-        let path = dir.join("store.db");
-        let store = Store::open(&path).map_err(err)?;
-        Ok(SqliteReceiver { path, store })
+        Ok(Store::new(B::create(dir)?))
     }
 
     fn deliver(&mut self, job: &Job) -> Result<Delivered, String> {
         let d = self
-            .store
             .deliver_with(
                 &job.file,
                 &job.contract,
@@ -178,7 +162,6 @@ impl Receiver for SqliteReceiver {
 
     fn interleave(&mut self, first: &Job, second: &Job) -> Result<(Delivered, Delivered), String> {
         let decision = self
-            .store
             .decide_with(
                 &first.file,
                 &first.contract,
@@ -188,12 +171,10 @@ impl Receiver for SqliteReceiver {
                 &options(first),
             )
             .map_err(err)?;
-        let mut other = SqliteReceiver {
-            path: self.path.clone(),
-            store: Store::open(&self.path).map_err(err)?,
-        };
-        let b = other.deliver(second)?;
-        let a = self.store.commit(decision).map_err(err)?;
+        let mut other = Store::new(self.backend().reopen()?);
+        let b = Receiver::deliver(&mut other, second)?;
+        drop(other);
+        let a = self.commit(decision).map_err(err)?;
         Ok((
             Delivered {
                 receipt: a.receipt,
@@ -204,11 +185,11 @@ impl Receiver for SqliteReceiver {
     }
 
     fn read(&mut self, table: &str) -> Result<(Rows, Option<Ledger>), String> {
-        let s = self.store.read_consistent_rows(table).map_err(err)?;
+        let s = self.read_consistent_rows(table).map_err(err)?;
         let mut rows: Vec<Vec<Option<String>>> = s
             .rows
             .iter()
-            .map(|r| r.iter().map(render).collect())
+            .map(|r| r.iter().map(Datum::render).collect())
             .collect();
         rows.sort();
         Ok((
@@ -221,9 +202,7 @@ impl Receiver for SqliteReceiver {
     }
 
     fn receipts(&mut self, table: &str) -> Result<Vec<Receipt>, String> {
-        Ok(self
-            .store
-            .receipts(table)
+        Ok(Store::receipts(self, table)
             .map_err(err)?
             .into_iter()
             .map(|r| r.receipt)
@@ -231,47 +210,18 @@ impl Receiver for SqliteReceiver {
     }
 
     fn verify(&mut self, table: &str) -> Result<Vec<String>, String> {
-        Ok(self.store.verify(table).map_err(err)?.problems)
+        Ok(Store::verify(self, table).map_err(err)?.problems)
     }
 
     fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String> {
-        let conn = self.store.connection();
-        let e = |e: rusqlite::Error| e.to_string();
-        match damage {
-            Damage::DeleteRow(id) => {
-                let key: String = conn
-                    .query_row(
-                        "SELECT name FROM pragma_table_info(?1, 'main') WHERE cid = 0",
-                        [table],
-                        |r| r.get(0),
-                    )
-                    .map_err(e)?;
-                conn.execute(
-                    &format!(
-                        "DELETE FROM main.{} WHERE CAST({} AS TEXT) = ?1",
-                        crate::quote_ident(table),
-                        crate::quote_ident(&key)
-                    ),
-                    [id],
-                )
-                .map_err(e)?;
-            }
-            Damage::Ledger(ledger) => {
-                conn.execute(
-                    "UPDATE dogana_ledgers SET document = ?2 WHERE table_name = ?1",
-                    [table, &ledger.to_json()],
-                )
-                .map_err(e)?;
-            }
-        }
-        Ok(())
+        self.backend_mut().damage(table, damage)
     }
 }
 
 /// Expands to one `#[test]` per named conformance function, run against a [`Receiver`] type.
 ///
 /// ```ignore
-/// dogana_sqlite::conformance_tests!(dogana_sqlite::conformance::SqliteReceiver;
+/// dogana_receiver::conformance_tests!(dogana_receiver::Store<dogana_sqlite::Sqlite>;
 ///     // rule: PLAN-03
 ///     full_replaces_all,
 /// );
@@ -1654,4 +1604,118 @@ pub fn impossible_names_refused<R: Receiver>() {
     );
     assert!(fx.r.receipts("ORDERS").unwrap().is_empty());
     fx.verify("orders");
+}
+
+/// Expands to the whole suite, one `#[test]` per case, against a [`Receiver`] type: what every
+/// backend's test file instantiates, so that no backend runs fewer cases.
+///
+/// ```ignore
+/// dogana_receiver::conformance_suite!(dogana_sqlite::Store);
+/// ```
+#[macro_export]
+macro_rules! conformance_suite {
+    ($receiver:ty) => {
+        $crate::conformance_tests!($receiver;
+            // rule: CHECK-01, CHECK-18, CHECK-19, GATE-02, LOADER-04, LOADER-05, LOADER-06, RECV-07, RECV-17
+            honest_delivery_passes_every_check,
+            // rule: PLAN-03, PLAN-09, RECV-07, RECV-11, RECV-14
+            full_replaces_all,
+            // rule: PLAN-01, PLAN-02, PLAN-04, PLAN-11
+            window_replaces_window,
+            // rule: PLAN-05, PLAN-06, CHECK-03, CHECK-06
+            changes_upsert_and_tombstone,
+            // rule: PLAN-14, CHECK-04
+            deleted_column_never_published,
+            // rule: PLAN-07, PLAN-08, CONTRACT-25, CONTRACT-26
+            keyless_append_and_window,
+            // rule: RECV-01, RECV-02, ALG-02, LOADER-01, WIRE-20
+            replay_answers_original,
+            // rule: RECV-02, LOADER-01
+            replay_without_content_hash_reads_nothing,
+            // rule: RECV-03, CHECK-08, RECOVERY-07
+            repeated_manifest_over_other_bytes_refused,
+            // rule: RECV-04, ALG-07
+            rejected_manifest_decided_anew,
+            // rule: RECV-05, LOADER-02, LOADER-03, GATE-08
+            preflight_failure_reads_no_rows,
+            // rule: GATE-22
+            receipt_filed_under_contract_table,
+            // rule: CHECK-06, CHECK-17, RECV-08
+            check_parse_fails,
+            // rule: CHECK-02, TRUST-03, RECV-08
+            check_rows_fails,
+            // rule: CHECK-03, CHECK-05, RECV-08
+            check_deleted_fails,
+            // rule: CHECK-09, RECV-08
+            check_keys_fails,
+            // rule: CHECK-10, CHECK-11, RECV-08
+            check_window_fails,
+            // rule: CHECK-12, CHECK-14, RECV-08
+            check_cursor_fails,
+            // rule: CHECK-07, CONTRACT-16, CONTRACT-18
+            check_schema_hash,
+            // rule: CHECK-08, RECV-08
+            check_content_hash_fails,
+            // rule: CHECK-18, RECV-08
+            check_values_fails,
+            // rule: RECOVERY-04, RECV-08
+            check_columns_and_schema_change,
+            // rule: CHECK-16, PLAN-11, PLAN-12
+            keys_elsewhere_refuses_moved_key,
+            // rule: GATE-03, GATE-04, GATE-05, TRANS-02, RECV-05
+            core_checks_reject,
+            // rule: RECV-10, LOADER-08, ALG-05
+            stale_head_redecided,
+            // rule: RECV-10
+            stale_head_redecided_to_rejection,
+            // rule: RECV-10, RECV-02, ALG-02
+            concurrent_duplicate_becomes_replay,
+            // rule: RECOVERY-01, RECV-12, RECV-19
+            verify_detects_wrong_ledger,
+            // rule: RECOVERY-02, RECV-23
+            rebuild_recovers_no_rows,
+            // rule: RECV-13
+            readers_see_rows_with_their_ledger,
+            // rule: EVOL-01, RECOVERY-03, RECV-21
+            contract_evolution,
+            // rule: CHECK-02, RECV-08
+            ragged_csv_refused,
+            // rule: CHECK-06, RECV-08
+            invalid_utf8_refused,
+            // rule: CHECK-09, CHECK-10, RECV-08
+            missing_bound_column_refused,
+            // rule: TRUST-03, CHECK-02, RECV-08
+            truncated_file_refused,
+            // rule: LOADER-10
+            odd_names_are_quoted,
+            // rule: GATE-25, RECV-08
+            impossible_names_refused,
+            // rule: RECV-11, RECV-12
+            verify_reports_a_gap_in_receipts,
+        );
+    };
+}
+
+/// A rejected receipt deleted from the middle of the sequence is a hole `verify` reports.
+pub fn verify_reports_a_gap_in_receipts<R: Receiver>() {
+    // rule: RECV-11 — every receipt is kept: the sequence has no hole
+    let mut fx = Fixture::<R>::new("gap");
+    fx.accept(&fx.full("a.csv", T1, &base_orders()));
+    let mut bad = fx.full("b.csv", T2, &base_orders());
+    bad.manifest = orders()
+        .manifest("full", ts(T2))
+        .rows(99)
+        .build()
+        .expect("manifest");
+    fx.refuse(&bad, "rows");
+    fx.accept(&fx.full("c.csv", T3, &base_orders()));
+    fx.r.damage("orders", Damage::DeleteReceipt(2))
+        .expect("damage");
+    let problems = fx.r.verify("orders").expect("verify");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("receipt 3 is stored where receipt 2 follows")),
+        "{problems:#?}"
+    );
 }

@@ -1,0 +1,961 @@
+//! The DuckDB backend behind the engine's port.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use dogana::{Date, LogicalType, Outcome, Receipt, Timestamp, Value, Wire};
+use dogana_receiver::sql::{ident_list, quote_ident};
+use dogana_receiver::{
+    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
+    StoreError, Txn,
+};
+use duckdb::types::{TimeUnit, Value as DValue};
+use duckdb::{params_from_iter, AccessMode, Config, Connection};
+
+const ROWS: &str = "dogana_stage_rows";
+const TOMBSTONES: &str = "dogana_stage_tombstones";
+
+/// The store's own tables, index and view, one statement each (DuckDB runs several
+/// statements of one call outside one transaction).
+const SCHEMA: [&str; 4] = [
+    "CREATE TABLE IF NOT EXISTS dogana_ledgers (
+        table_name VARCHAR NOT NULL,
+        document   VARCHAR NOT NULL
+    )",
+    "CREATE TABLE IF NOT EXISTS dogana_receipts (
+        table_name        VARCHAR NOT NULL,
+        seq               BIGINT NOT NULL,
+        identity          VARCHAR NOT NULL,
+        manifest_identity VARCHAR NOT NULL,
+        outcome           VARCHAR NOT NULL CHECK (outcome IN ('accepted', 'rejected')),
+        accepted_order    BIGINT CHECK ((outcome = 'accepted') = (accepted_order IS NOT NULL)),
+        document          VARCHAR NOT NULL
+    )",
+    "CREATE INDEX IF NOT EXISTS dogana_receipts_by_manifest
+        ON dogana_receipts (table_name, manifest_identity)",
+    // exactly as the reference writes it ("Ledger JSON")
+    "create or replace view dogana_regions as
+select l.table_name,
+       json_extract_string(l.document, '$.publication_id') as publication_id,
+       r.key::integer as region_index,
+       json_extract(r.value, '$.low') as low,
+       json_extract(r.value, '$.high') as high,
+       json_extract(r.value, '$.low_open')::boolean as low_open,
+       json_extract(r.value, '$.high_open')::boolean as high_open,
+       json_extract_string(r.value, '$.complete_as_of.\"$datetime\"')::timestamptz as complete_as_of,
+       json_extract_string(r.value, '$.deletions_as_of.\"$datetime\"')::timestamptz as deletions_as_of
+from dogana_ledgers l,
+     json_each(l.document, '$.regions') r",
+];
+
+/// How the DuckDB backend waits.
+#[derive(Debug, Clone)]
+pub struct DuckDbOptions {
+    lock_timeout: Duration,
+}
+
+impl Default for DuckDbOptions {
+    fn default() -> Self {
+        DuckDbOptions {
+            lock_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+impl DuckDbOptions {
+    /// The defaults: wait up to 60 s for another writer.
+    pub fn new() -> DuckDbOptions {
+        DuckDbOptions::default()
+    }
+
+    /// How long to wait for another process's file lock, or another handle's write lock in
+    /// this process, before refusing with [`StoreError::Locked`].
+    pub fn lock_timeout(mut self, timeout: Duration) -> DuckDbOptions {
+        self.lock_timeout = timeout;
+        self
+    }
+}
+
+/// The one database instance this process keeps for a file, shared by every handle on it.
+struct Instance {
+    path: PathBuf,
+    root: Mutex<Connection>,
+    writable: bool,
+    /// Whether a handle holds the write lock.
+    writing: Mutex<bool>,
+    freed: Condvar,
+}
+
+fn instances() -> &'static Mutex<HashMap<PathBuf, Weak<Instance>>> {
+    static MAP: OnceLock<Mutex<HashMap<PathBuf, Weak<Instance>>>> = OnceLock::new();
+    MAP.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The dogana backend on one DuckDB database file. Use it through
+/// [`Store`](crate::Store), the engine over it.
+pub struct DuckDb {
+    conn: Connection,
+    instance: Arc<Instance>,
+    options: DuckDbOptions,
+    holding: bool,
+}
+
+impl std::fmt::Debug for DuckDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DuckDb({})", self.instance.path.display())
+    }
+}
+
+fn duck(e: duckdb::Error) -> StoreError {
+    StoreError::backend("duckdb", e)
+}
+
+trait Duck<T> {
+    fn duck(self) -> Result<T, StoreError>;
+}
+
+impl<T> Duck<T> for duckdb::Result<T> {
+    fn duck(self) -> Result<T, StoreError> {
+        self.map_err(duck)
+    }
+}
+
+/// The DuckDB column type a declared type name is published as.
+///
+/// ```
+/// assert_eq!(dogana_duckdb::duckdb_type(Some("datetime")), "TIMESTAMPTZ");
+/// assert_eq!(dogana_duckdb::duckdb_type(Some("decimal(12,2)")), "DECIMAL(12,2)");
+/// assert_eq!(dogana_duckdb::duckdb_type(None), "VARCHAR");
+/// ```
+pub fn duckdb_type(type_name: Option<&str>) -> String {
+    let Some(name) = type_name else {
+        return "VARCHAR".into();
+    };
+    match LogicalType::from_name(name) {
+        Some(LogicalType::Int) => "BIGINT".into(),
+        Some(LogicalType::Float) => "DOUBLE".into(),
+        Some(LogicalType::Bool) => "BOOLEAN".into(),
+        Some(LogicalType::Date) => "DATE".into(),
+        Some(LogicalType::Datetime) => "TIMESTAMPTZ".into(),
+        Some(LogicalType::Str) => "VARCHAR".into(),
+        None => match decimal(name) {
+            Some((p, s)) => format!("DECIMAL({p},{s})"),
+            None => "VARCHAR".into(),
+        },
+    }
+}
+
+/// `decimal(p,s)` with 1 ≤ p ≤ 38 and 0 ≤ s ≤ p.
+fn decimal(name: &str) -> Option<(u32, u32)> {
+    let inner = name.trim().strip_prefix("decimal(")?.strip_suffix(')')?;
+    let (p, s) = inner.split_once(',')?;
+    let (p, s): (u32, u32) = (p.trim().parse().ok()?, s.trim().parse().ok()?);
+    ((1..=38).contains(&p) && s <= p).then_some((p, s))
+}
+
+/// The staging column type: the logical types typed, everything else text (the rows reader
+/// does not parse it; the published column's type converts it on insert).
+fn staging_type(type_name: Option<&str>) -> &'static str {
+    match type_name.and_then(LogicalType::from_name) {
+        Some(LogicalType::Int) => "BIGINT",
+        Some(LogicalType::Float) => "DOUBLE",
+        Some(LogicalType::Bool) => "BOOLEAN",
+        Some(LogicalType::Date) => "DATE",
+        Some(LogicalType::Datetime) => "TIMESTAMPTZ",
+        _ => "VARCHAR",
+    }
+}
+
+fn is_lock_error(e: &duckdb::Error) -> bool {
+    let m = e.to_string();
+    m.contains("Could not set lock") || m.contains("Conflicting lock")
+}
+
+/// Whether a file is a DuckDB database: its header carries `DUCK` at offset 8.
+fn is_duckdb_file(path: &Path) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut head = [0u8; 12];
+    let mut f = std::fs::File::open(path)?;
+    let n = f.read(&mut head)?;
+    Ok(n == 12 && &head[8..12] == b"DUCK")
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            dir.canonicalize()
+                .map(|d| d.join(name))
+                .unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+impl Open for DuckDb {
+    type Options = DuckDbOptions;
+
+    /// Opens the file's one instance in this process (or joins it), waiting for another
+    /// process's lock up to the options' timeout. For writing, creates the store's tables and
+    /// view; for reading, changes nothing and refuses a file that is not a dogana store.
+    fn open(path: &Path, options: &DuckDbOptions, write: bool) -> Result<DuckDb, StoreError> {
+        let shown = path.display().to_string();
+        let exists = path.exists();
+        if exists && path.is_dir() {
+            return Err(StoreError::NotAStore(format!(
+                "{shown} is a directory; name the DuckDB database file"
+            )));
+        }
+        if !exists && !write {
+            return Err(StoreError::NotAStore(format!("{shown} does not exist")));
+        }
+        if exists && std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) > 0 {
+            match is_duckdb_file(path) {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Err(StoreError::NotAStore(format!(
+                        "{shown} is not a DuckDB database"
+                    )))
+                }
+                Err(e) => return Err(StoreError::Io(e)),
+            }
+        }
+        let key = canonical(path);
+        let instance = {
+            let mut map = instances()
+                .lock()
+                .map_err(|_| StoreError::Corrupt("the instance map was poisoned".into()))?;
+            match map.get(&key).and_then(Weak::upgrade) {
+                Some(i) if write && !i.writable => {
+                    return Err(StoreError::backend(
+                        "duckdb",
+                        format!("{shown} is open for reading only in this process"),
+                    ))
+                }
+                Some(i) => i,
+                None => {
+                    let root = connect(path, write, options)?;
+                    let i = Arc::new(Instance {
+                        path: key.clone(),
+                        root: Mutex::new(root),
+                        writable: write,
+                        writing: Mutex::new(false),
+                        freed: Condvar::new(),
+                    });
+                    map.insert(key, Arc::downgrade(&i));
+                    i
+                }
+            }
+        };
+        let conn = instance
+            .root
+            .lock()
+            .map_err(|_| StoreError::Corrupt("a DuckDB instance was poisoned".into()))?
+            .try_clone()
+            .duck()?;
+        // ICU's time zone, when the library has it: datetimes are instants in UTC
+        let _ = conn.execute("SET TimeZone = 'UTC'", []);
+        let mut db = DuckDb {
+            conn,
+            instance,
+            options: options.clone(),
+            holding: false,
+        };
+        if write {
+            db.create_schema()?;
+        } else {
+            db.check_store(&shown)?;
+        }
+        Ok(db)
+    }
+}
+
+/// Opens the file, retrying while another process holds DuckDB's lock.
+fn connect(path: &Path, write: bool, options: &DuckDbOptions) -> Result<Connection, StoreError> {
+    let started = Instant::now();
+    let mode = if write {
+        AccessMode::ReadWrite
+    } else {
+        AccessMode::ReadOnly
+    };
+    loop {
+        let config = Config::default().access_mode(mode.clone()).duck()?;
+        match Connection::open_with_flags(path, config) {
+            Ok(c) => return Ok(c),
+            Err(e) if is_lock_error(&e) => {
+                if started.elapsed() >= options.lock_timeout {
+                    return Err(StoreError::Locked {
+                        store: path.display().to_string(),
+                        holder: format!("{e}; waited {:?}", options.lock_timeout),
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => {
+                let m = e.to_string();
+                if m.contains("not a valid DuckDB database") || m.contains("Invalid Input Error") {
+                    return Err(StoreError::NotAStore(format!(
+                        "{} is not a DuckDB database: {m}",
+                        path.display()
+                    )));
+                }
+                return Err(duck(e));
+            }
+        }
+    }
+}
+
+impl DuckDb {
+    fn create_schema(&mut self) -> Result<(), StoreError> {
+        let have: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main'
+                 AND table_name IN ('dogana_ledgers', 'dogana_receipts')",
+                [],
+                |r| r.get(0),
+            )
+            .duck()?;
+        let view: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM duckdb_views() WHERE schema_name = 'main' AND view_name = 'dogana_regions'",
+                [],
+                |r| r.get(0),
+            )
+            .duck()?;
+        if have == 2 && view == 1 {
+            return Ok(());
+        }
+        self.begin(Txn::Write, "")?;
+        for sql in SCHEMA {
+            if let Err(e) = self.conn.execute(sql, []) {
+                self.rollback();
+                return Err(duck(e));
+            }
+        }
+        self.commit()
+    }
+
+    fn check_store(&mut self, shown: &str) -> Result<(), StoreError> {
+        let have: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main'
+                 AND table_name IN ('dogana_ledgers', 'dogana_receipts')",
+                [],
+                |r| r.get(0),
+            )
+            .duck()?;
+        if have < 2 {
+            return Err(StoreError::NotAStore(format!(
+                "{shown} is a DuckDB database without dogana's tables (dogana_ledgers, dogana_receipts)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.instance.path
+    }
+
+    /// This handle's connection, for reading. Writing to the store's tables behind its back
+    /// breaks what `verify` checks.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Another handle on the same instance (a cloned connection).
+    pub fn try_clone(&self) -> Result<DuckDb, StoreError> {
+        let conn = self.conn.try_clone().duck()?;
+        let _ = conn.execute("SET TimeZone = 'UTC'", []);
+        Ok(DuckDb {
+            conn,
+            instance: self.instance.clone(),
+            options: self.options.clone(),
+            holding: false,
+        })
+    }
+
+    /// One statement, checked.
+    fn run(&self, sql: &str, params: &[DValue]) -> Result<usize, StoreError> {
+        self.conn
+            .execute(sql, params_from_iter(params.iter()))
+            .duck()
+    }
+
+    fn take_write_lock(&mut self) -> Result<(), StoreError> {
+        if !self.instance.writable {
+            return Err(StoreError::backend(
+                "duckdb",
+                format!(
+                    "{} was opened for reading only",
+                    self.instance.path.display()
+                ),
+            ));
+        }
+        let deadline = Instant::now() + self.options.lock_timeout;
+        let mut writing = self
+            .instance
+            .writing
+            .lock()
+            .map_err(|_| StoreError::Corrupt("the write lock was poisoned".into()))?;
+        while *writing {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(StoreError::Locked {
+                    store: self.instance.path.display().to_string(),
+                    holder: format!(
+                        "another handle in this process is writing; waited {:?}",
+                        self.options.lock_timeout
+                    ),
+                });
+            }
+            writing = self
+                .instance
+                .freed
+                .wait_timeout(writing, left)
+                .map_err(|_| StoreError::Corrupt("the write lock was poisoned".into()))?
+                .0;
+        }
+        *writing = true;
+        self.holding = true;
+        Ok(())
+    }
+
+    fn release_write_lock(&mut self) {
+        if self.holding {
+            self.holding = false;
+            if let Ok(mut w) = self.instance.writing.lock() {
+                *w = false;
+            }
+            self.instance.freed.notify_one();
+        }
+    }
+
+    fn published_types(&self, table: &str) -> Result<Vec<(String, String)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT column_name, data_type FROM information_schema.columns
+                 WHERE table_schema = 'main' AND table_catalog = current_database()
+                 AND table_name = ? ORDER BY ordinal_position",
+            )
+            .duck()?;
+        let rows = stmt
+            .query_map([table], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .duck()?
+            .collect::<Result<Vec<_>, _>>()
+            .duck()?;
+        Ok(rows)
+    }
+}
+
+impl Drop for DuckDb {
+    fn drop(&mut self) {
+        if self.holding {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            self.release_write_lock();
+        }
+    }
+}
+
+/// A protocol value as DuckDB binds it (window bounds).
+fn value_duck(v: &Value) -> DValue {
+    match Datum::of_value(v, false) {
+        Datum::Int(i) => DValue::BigInt(i),
+        Datum::Text(s) => DValue::Text(s),
+        Datum::Date(d) => DValue::Date32(d.days_since_epoch() as i32),
+        Datum::Datetime(t) => DValue::Timestamp(TimeUnit::Microsecond, t.as_micros()),
+        Datum::Real(x) => DValue::Double(x),
+        Datum::Bool(b) => DValue::Boolean(b),
+        Datum::Null => DValue::Null,
+    }
+}
+
+/// A staged value for a staging column of type `ty`; a value of another kind (only in a
+/// delivery some check refuses: what it stages is never published) is staged as NULL.
+fn staged_duck(v: Staged<'_>, ty: &str) -> DValue {
+    match (v, ty) {
+        (Staged::Null, _) => DValue::Null,
+        (Staged::Int(i), "BIGINT") => DValue::BigInt(i),
+        (Staged::Int(i), "DOUBLE") => DValue::Double(i as f64),
+        (Staged::Real(x), "DOUBLE") => DValue::Double(x),
+        (Staged::Bool(b), "BOOLEAN") => DValue::Boolean(b),
+        (Staged::Date(d), "DATE") => DValue::Date32(d.days_since_epoch() as i32),
+        (Staged::Datetime(t), "TIMESTAMPTZ") => {
+            DValue::Timestamp(TimeUnit::Microsecond, t.as_micros())
+        }
+        (Staged::Text(s), "VARCHAR") => DValue::Text(s.to_owned()),
+        // an untyped column of a JSON file: its value as text
+        (Staged::Int(i), "VARCHAR") => DValue::Text(i.to_string()),
+        (Staged::Real(x), "VARCHAR") => DValue::Text(x.to_string()),
+        (Staged::Bool(b), "VARCHAR") => DValue::Text(b.to_string()),
+        (Staged::Date(d), "VARCHAR") => DValue::Text(d.to_string()),
+        (Staged::Datetime(t), "VARCHAR") => DValue::Text(t.to_string()),
+        _ => DValue::Null,
+    }
+}
+
+fn micros(unit: TimeUnit, v: i64) -> i64 {
+    match unit {
+        TimeUnit::Second => v.saturating_mul(1_000_000),
+        TimeUnit::Millisecond => v.saturating_mul(1_000),
+        TimeUnit::Microsecond => v,
+        TimeUnit::Nanosecond => v / 1_000,
+    }
+}
+
+fn duck_datum(v: DValue) -> Datum {
+    match v {
+        DValue::Null => Datum::Null,
+        DValue::Boolean(b) => Datum::Bool(b),
+        DValue::TinyInt(i) => Datum::Int(i.into()),
+        DValue::SmallInt(i) => Datum::Int(i.into()),
+        DValue::Int(i) => Datum::Int(i.into()),
+        DValue::BigInt(i) => Datum::Int(i),
+        DValue::UTinyInt(i) => Datum::Int(i.into()),
+        DValue::USmallInt(i) => Datum::Int(i.into()),
+        DValue::UInt(i) => Datum::Int(i.into()),
+        DValue::Float(x) => Datum::Real(x.into()),
+        DValue::Double(x) => Datum::Real(x),
+        DValue::Text(s) => Datum::Text(s),
+        DValue::Date32(d) => Date::from_days_since_epoch(d.into())
+            .map_or_else(|| Datum::Text(format!("day {d}")), Datum::Date),
+        DValue::Timestamp(unit, v) => Timestamp::from_micros(micros(unit, v))
+            .map_or_else(|| Datum::Text(format!("instant {v}")), Datum::Datetime),
+        other => Datum::Text(format!("{other:?}")),
+    }
+}
+
+impl Backend for DuckDb {
+    const TEXT_TIMES: bool = false;
+
+    fn begin(&mut self, txn: Txn, _table: &str) -> Result<(), StoreError> {
+        if txn == Txn::Write {
+            self.take_write_lock()?;
+        }
+        if let Err(e) = self.conn.execute_batch("BEGIN TRANSACTION") {
+            self.release_write_lock();
+            return Err(duck(e));
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        let r = self.conn.execute_batch("COMMIT").duck();
+        self.release_write_lock();
+        r
+    }
+
+    fn rollback(&mut self) {
+        let _ = self.conn.execute_batch("ROLLBACK");
+        self.release_write_lock();
+    }
+
+    fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT document FROM dogana_ledgers WHERE table_name = ?")
+            .duck()?;
+        let mut docs = stmt
+            .query_map([table], |r| r.get::<_, String>(0))
+            .duck()?
+            .collect::<Result<Vec<_>, _>>()
+            .duck()?;
+        if docs.len() > 1 {
+            return Err(StoreError::Corrupt(format!(
+                "{} ledger rows for table {table:?}",
+                docs.len()
+            )));
+        }
+        Ok(docs.pop())
+    }
+
+    fn accepted_receipt(
+        &mut self,
+        table: &str,
+        manifest: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT document FROM dogana_receipts
+                 WHERE table_name = ? AND manifest_identity = ? AND outcome = 'accepted'
+                 ORDER BY accepted_order LIMIT 1",
+            )
+            .duck()?;
+        let doc = stmt
+            .query_map([table, manifest], |r| r.get::<_, String>(0))
+            .duck()?
+            .next()
+            .transpose()
+            .duck()?;
+        Ok(doc)
+    }
+
+    fn receipts(&mut self, table: &str) -> Result<Vec<ReceiptRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT seq, identity, manifest_identity, outcome, accepted_order, document
+                 FROM dogana_receipts WHERE table_name = ? ORDER BY seq",
+            )
+            .duck()?;
+        let rows = stmt
+            .query_map([table], |r| {
+                Ok(ReceiptRow {
+                    seq: r.get(0)?,
+                    identity: r.get(1)?,
+                    manifest_identity: r.get(2)?,
+                    outcome: r.get(3)?,
+                    accepted_order: r.get(4)?,
+                    document: r.get(5)?,
+                })
+            })
+            .duck()?
+            .collect::<Result<Vec<_>, _>>()
+            .duck()?;
+        Ok(rows)
+    }
+
+    fn tables(&mut self) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT table_name FROM dogana_ledgers UNION SELECT table_name FROM dogana_receipts ORDER BY 1",
+            )
+            .duck()?;
+        let names = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .duck()?
+            .collect::<Result<Vec<_>, _>>()
+            .duck()?;
+        Ok(names)
+    }
+
+    fn published_columns(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        let cols: Vec<String> = self
+            .published_types(table)?
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect();
+        Ok(if cols.is_empty() { None } else { Some(cols) })
+    }
+
+    fn stage_create(&mut self, layout: &Layout) -> Result<(), StoreError> {
+        let cols: Vec<String> = layout
+            .types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("c{i} {}", staging_type(t.as_deref())))
+            .collect();
+        let keys: Vec<String> = layout
+            .key
+            .iter()
+            .enumerate()
+            .map(|(i, (_, t))| format!("k{i} {}", staging_type(t.as_deref())))
+            .collect();
+        let or_none = |v: Vec<String>, none: &str| {
+            if v.is_empty() {
+                format!("{none} VARCHAR")
+            } else {
+                v.join(", ")
+            }
+        };
+        self.run(
+            &format!("CREATE TEMP TABLE {ROWS} ({})", or_none(cols, "c_none")),
+            &[],
+        )?;
+        self.run(
+            &format!(
+                "CREATE TEMP TABLE {TOMBSTONES} ({})",
+                or_none(keys, "k_none")
+            ),
+            &[],
+        )?;
+        Ok(())
+    }
+
+    fn stage_batch(&mut self, layout: &Layout, batch: &Batch) -> Result<(), StoreError> {
+        let row_types: Vec<&str> = layout
+            .types
+            .iter()
+            .map(|t| staging_type(t.as_deref()))
+            .collect();
+        let key_types: Vec<&str> = layout
+            .key
+            .iter()
+            .map(|(_, t)| staging_type(t.as_deref()))
+            .collect();
+        let mut rows = self
+            .conn
+            .appender_to_catalog_and_db(ROWS, "temp", "main")
+            .duck()?;
+        let mut tombs = self
+            .conn
+            .appender_to_catalog_and_db(TOMBSTONES, "temp", "main")
+            .duck()?;
+        let mut values: Vec<DValue> = Vec::new();
+        for row in batch.rows() {
+            let (app, types) = if row.tombstone {
+                (&mut tombs, &key_types)
+            } else {
+                (&mut rows, &row_types)
+            };
+            values.clear();
+            if row.is_empty() {
+                values.push(DValue::Null);
+            }
+            for (k, ty) in types.iter().enumerate().take(row.len()) {
+                values.push(staged_duck(row.get(k), ty));
+            }
+            app.append_row(duckdb::appender_params_from_iter(values.iter()))
+                .duck()?;
+        }
+        rows.flush().duck()?;
+        tombs.flush().duck()?;
+        Ok(())
+    }
+
+    fn stage_clear(&mut self) -> Result<(), StoreError> {
+        self.run(&format!("DROP TABLE IF EXISTS temp.main.{ROWS}"), &[])?;
+        self.run(&format!("DROP TABLE IF EXISTS temp.main.{TOMBSTONES}"), &[])?;
+        Ok(())
+    }
+
+    fn keys_outside(
+        &mut self,
+        table: &str,
+        q: &KeysOutside<'_>,
+    ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
+        let t = quote_ident(table);
+        let w = quote_ident(q.column);
+        let on_rows: Vec<String> = q
+            .key
+            .iter()
+            .zip(q.staged_key)
+            .map(|(k, i)| format!("p.{} = s.c{i}", quote_ident(k)))
+            .collect();
+        let on_tombs: Vec<String> = q
+            .key
+            .iter()
+            .enumerate()
+            .map(|(i, k)| format!("p.{} = s.k{i}", quote_ident(k)))
+            .collect();
+        let pk = ident_list(q.key.iter().map(String::as_str), "p.");
+        let outside = format!("(p.{w} IS NULL OR p.{w} < ?1 OR p.{w} > ?2)");
+        let hits = format!(
+            "SELECT {pk}, p.{w} FROM temp.main.{ROWS} s JOIN main.{t} p ON {} WHERE {outside}
+             UNION ALL
+             SELECT {pk}, p.{w} FROM temp.main.{TOMBSTONES} s JOIN main.{t} p ON {} WHERE {outside}",
+            on_rows.join(" AND "),
+            on_tombs.join(" AND ")
+        );
+        let bounds = [value_duck(&q.window.low), value_duck(&q.window.high)];
+        let count: i64 = self
+            .conn
+            .query_row(
+                &format!("SELECT count(*) FROM ({hits})"),
+                params_from_iter(bounds.iter()),
+                |r| r.get(0),
+            )
+            .duck()?;
+        if count == 0 {
+            return Ok((0, None));
+        }
+        let first: Vec<DValue> = self
+            .conn
+            .query_row(
+                &format!("{hits} LIMIT 1"),
+                params_from_iter(bounds.iter()),
+                |r| (0..=q.key.len()).map(|i| r.get::<_, DValue>(i)).collect(),
+            )
+            .duck()?;
+        Ok((
+            count as u64,
+            Some(first.into_iter().map(duck_datum).collect()),
+        ))
+    }
+
+    fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
+        let t = quote_ident(table);
+        match step {
+            Step::Create(columns) => {
+                let defs: Vec<String> = columns
+                    .iter()
+                    .map(|c: &Column| {
+                        let ty = duckdb_type(c.ty.as_deref());
+                        let name = quote_ident(&c.name);
+                        if c.key {
+                            format!("{name} {ty} NOT NULL")
+                        } else {
+                            format!("{name} {ty}")
+                        }
+                    })
+                    .collect();
+                self.run(&format!("CREATE TABLE main.{t} ({})", defs.join(", ")), &[])?;
+            }
+            Step::Drop => {
+                self.run(&format!("DROP TABLE main.{t}"), &[])?;
+            }
+            // no index to drop or build: DuckDB scans and hash-joins
+            Step::BeginBulk(_) | Step::Indexes(_) => {}
+            Step::DeleteAll => {
+                self.run(&format!("DELETE FROM main.{t}"), &[])?;
+            }
+            Step::DeleteWindow(column, window) => {
+                let w = quote_ident(column);
+                self.run(
+                    &format!("DELETE FROM main.{t} WHERE {w} >= ?1 AND {w} <= ?2"),
+                    &[value_duck(&window.low), value_duck(&window.high)],
+                )?;
+            }
+            Step::DeleteKeys(key, from) => {
+                let (source, staging): (Vec<String>, &str) = match from {
+                    KeysFrom::Tombstones => (
+                        (0..key.len()).map(|i| format!("k{i}")).collect(),
+                        TOMBSTONES,
+                    ),
+                    KeysFrom::Rows(at) => (at.iter().map(|i| format!("c{i}")).collect(), ROWS),
+                };
+                let on: Vec<String> = key
+                    .iter()
+                    .zip(&source)
+                    .map(|(k, s)| format!("main.{t}.{} = s.{s}", quote_ident(k)))
+                    .collect();
+                self.run(
+                    &format!(
+                        "DELETE FROM main.{t} USING (SELECT DISTINCT {} FROM temp.main.{staging}) s WHERE {}",
+                        source.join(", "),
+                        on.join(" AND ")
+                    ),
+                    &[],
+                )?;
+            }
+            Step::InsertStaged(layout) => {
+                if layout.loaded.is_empty() {
+                    return Ok(());
+                }
+                let cols: Vec<String> = (0..layout.loaded.len()).map(|i| format!("c{i}")).collect();
+                self.run(
+                    &format!(
+                        "INSERT INTO main.{t} ({}) SELECT {} FROM temp.main.{ROWS}",
+                        ident_list(layout.loaded.iter().map(String::as_str), ""),
+                        cols.join(", ")
+                    ),
+                    &[],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
+        let params = [DValue::Text(document.into()), DValue::Text(table.into())];
+        let changed = self.run(
+            "UPDATE dogana_ledgers SET document = ?1 WHERE table_name = ?2",
+            &params,
+        )?;
+        let changed = if changed == 0 {
+            self.run(
+                "INSERT INTO dogana_ledgers (document, table_name) VALUES (?1, ?2)",
+                &params,
+            )?
+        } else {
+            changed
+        };
+        if changed != 1 {
+            return Err(StoreError::Corrupt(format!(
+                "saving the ledger of {table:?} changed {changed} rows, not one"
+            )));
+        }
+        Ok(())
+    }
+
+    fn save_receipt(&mut self, table: &str, receipt: &Receipt) -> Result<(), StoreError> {
+        let accepted = receipt.outcome() == Outcome::Accepted;
+        let (seq, order): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT coalesce(max(seq), 0) + 1, coalesce(max(accepted_order), 0) + 1
+                 FROM dogana_receipts WHERE table_name = ?",
+                [table],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .duck()?;
+        let changed = self.run(
+            "INSERT INTO dogana_receipts
+             (table_name, seq, identity, manifest_identity, outcome, accepted_order, document)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+            &[
+                DValue::Text(table.into()),
+                DValue::BigInt(seq),
+                DValue::Text(receipt.identity()),
+                DValue::Text(receipt.manifest().identity()),
+                DValue::Text(receipt.outcome().name().into()),
+                if accepted {
+                    DValue::BigInt(order)
+                } else {
+                    DValue::Null
+                },
+                DValue::Text(receipt.to_json()),
+            ],
+        )?;
+        if changed != 1 {
+            return Err(StoreError::Corrupt(format!(
+                "saving a receipt of {table:?} changed {changed} rows, not one"
+            )));
+        }
+        Ok(())
+    }
+
+    fn read_rows(
+        &mut self,
+        table: &str,
+        columns: &[String],
+    ) -> Result<Vec<Vec<Datum>>, StoreError> {
+        let types: HashMap<String, String> = self.published_types(table)?.into_iter().collect();
+        // types the driver does not read natively are read as their text
+        let select: Vec<String> = columns
+            .iter()
+            .map(|c| {
+                let q = quote_ident(c);
+                match types.get(c).map(String::as_str) {
+                    Some(t) if t.starts_with("DECIMAL") => format!("CAST({q} AS VARCHAR)"),
+                    _ => q,
+                }
+            })
+            .collect();
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {} FROM main.{} ORDER BY rowid",
+                select.join(", "),
+                quote_ident(table)
+            ))
+            .duck()?;
+        let rows = stmt
+            .query_map([], |r| {
+                (0..columns.len())
+                    .map(|i| r.get::<_, DValue>(i).map(duck_datum))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .duck()?
+            .collect::<Result<Vec<_>, _>>()
+            .duck()?;
+        Ok(rows)
+    }
+}

@@ -1,0 +1,78 @@
+//! # dogana-duckdb: a dogana receiver on DuckDB
+//!
+//! A [`Store`] is the delivery engine of `dogana-receiver` over one DuckDB database file,
+//! holding per table:
+//!
+//! - the **published table**, named as the contract's table, with the file's columns except
+//!   the deleted column, which is never published (PLAN-14). Columns take their declared
+//!   type: `int` BIGINT, `float` DOUBLE, `bool` BOOLEAN, `str` VARCHAR, `date` DATE,
+//!   `datetime` TIMESTAMPTZ, `decimal(p,s)` DECIMAL(p,s); untyped columns VARCHAR.
+//! - its **ledger**, `dogana_ledgers(table_name, document)` with the ledger's canonical JSON
+//!   (LOADER-10), and the view **`dogana_regions`** exactly as the reference writes it for
+//!   DuckDB (timestamptz dates; LOADER-11 to LOADER-13).
+//! - every **receipt**, `dogana_receipts(table_name, seq, identity, manifest_identity,
+//!   outcome, accepted_order, document)`, accepted and rejected alike (RECV-11).
+//!
+//! ## Decisions (the DuckDB traps)
+//!
+//! - **One database instance per file per process.** Opening one file twice in a process
+//!   gives two instances that can silently lose each other's writes. Every handle on a file
+//!   clones a connection of the one instance this process keeps for it (held while any
+//!   handle lives); writers within the process take the instance's write lock in turn.
+//! - **One writing process per file.** DuckDB locks the file for the process that opens it;
+//!   another process waits, retrying, up to [`DuckDbOptions::lock_timeout`] (60 s by default)
+//!   and then refuses with [`StoreError::Locked`] naming the holder DuckDB reports. Nothing is
+//!   written meanwhile, and nothing is lost.
+//! - **Every statement is checked, one at a time.** A failed statement aborts DuckDB's
+//!   transaction while a later COMMIT may still report success; several statements sent in
+//!   one call are not one transaction in DuckDB 2.0. So the backend sends one statement per
+//!   call, turns the first error into a rollback, and checks that saving the ledger changed
+//!   exactly one row.
+//! - **No PRIMARY KEY or UNIQUE constraint on a published table.** Deleting and re-inserting
+//!   one key in one transaction can raise a false duplicate-key error under such a
+//!   constraint; the engine's `keys` check already proves a delivery's keys unique, and the
+//!   plan deletes every key it inserts. Key columns are NOT NULL.
+//! - **Staging in TEMP tables** through DuckDB's appender, typed as the published columns
+//!   (text for types the rows reader does not parse): private to the connection, gone after
+//!   a crash. Every connection runs with `TimeZone = 'UTC'`, so a datetime is the instant the
+//!   file gave.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod backend;
+mod harness;
+
+pub use backend::{duckdb_type, DuckDb, DuckDbOptions};
+
+/// The delivery engine over DuckDB: open it with `Store::open(path)`.
+///
+/// ```
+/// use dogana::{Contract, LogicalType, Shape, Timestamp};
+/// use dogana_duckdb::Store;
+/// let dir = std::env::temp_dir().join(format!("dogana-duckdb-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let file = dir.join("orders.csv");
+/// std::fs::write(&file, "id,amount\n1,10\n2,20\n")?;
+/// let contract = Contract::builder("orders", ["id"])
+///     .shape("full", Shape::full())
+///     .column("id", LogicalType::Int)
+///     .build()?;
+/// let at: Timestamp = "2026-10-26T06:00:00Z".parse()?;
+/// let manifest = contract.manifest("full", at).rows(2).build()?;
+///
+/// let mut store = Store::open(dir.join("store.duckdb"))?;
+/// assert!(store.deliver(&file, &contract, &manifest, at, Some("doc"))?.accepted());
+/// assert!(store.deliver(&file, &contract, &manifest, at, Some("doc"))?.replayed());
+/// assert!(store.verify("orders")?.ok());
+/// assert_eq!(store.read_consistent_rows("orders")?.rows.len(), 2);
+/// # drop(store);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type Store = dogana_receiver::Store<DuckDb>;
+
+pub use dogana_receiver::{
+    Datum, Decision, DeliverOptions, Delivery, Format, Snapshot, StoreError, StoredReceipt,
+    VerifyReport,
+};
+pub use duckdb;

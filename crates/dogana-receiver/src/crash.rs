@@ -1,0 +1,353 @@
+//! The crash harness: a child process delivers a sequence of files (full, window, changes with
+//! tombstones, full, window changes) into one store and is SIGKILLed at random instants; after
+//! every kill the store holds exactly the state after some prefix of the sequence (rows,
+//! ledger and receipts together: never a mixture) and verify passes.
+//!
+//! A backend's test file instantiates it with two tests, the parent and the child (the child
+//! does nothing unless the parent started it):
+//!
+//! ```ignore
+//! #[test]
+//! fn crash_child() { dogana_receiver::crash::child::<Sqlite>("DOGANA_SQLITE_CRASH"); }
+//! #[test]
+//! fn sigkill_at_random_points() {
+//!     dogana_receiver::crash::parent::<Sqlite>("DOGANA_SQLITE_CRASH", "crash_child", 240);
+//! }
+//! ```
+//!
+//! The store lives in its own folder (`Harness::create(dir)`), which the harness copies whole
+//! to take a snapshot of a closed store.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use dogana::{Contract, Manifest, Receipt, Timestamp, Window, Wire};
+
+use crate::conformance::{date, orders, orders_csv, sha, ts, Harness, Order};
+use crate::Store;
+
+const ROWS: i64 = 600;
+
+/// One delivery of the sequence.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The file.
+    pub file: PathBuf,
+    /// Its manifest.
+    pub manifest: Manifest,
+}
+
+fn day(i: i64) -> String {
+    format!("2026-10-{:02}", 1 + i % 9)
+}
+
+fn csv(rows: &[(i64, String, String)], updated: &str, tombs: &[i64]) -> String {
+    let live: Vec<Order<'_>> = rows
+        .iter()
+        .map(|(i, d, a)| (*i, d.as_str(), updated, a.as_str(), false))
+        .collect();
+    let mut text = orders_csv(&live);
+    for t in tombs {
+        text.push_str(&format!("{t},,,,true\n"));
+    }
+    text
+}
+
+/// The sequence over the orders contract, one delivery of every kind; its files are written
+/// into `dir` when `write`.
+pub fn sequence(dir: &Path, write: bool) -> Vec<Step> {
+    let c = orders();
+    let mut steps = Vec::new();
+    let mut add = |name: &str, text: String, build: &dyn Fn(&Contract, String) -> Manifest| {
+        let file = dir.join(name);
+        if write {
+            std::fs::write(&file, &text).expect("writes a delivery");
+        }
+        steps.push(Step {
+            file,
+            manifest: build(&c, sha(&text)),
+        });
+    };
+    let amounts = |k: i64| (1..=ROWS).map(move |i| (i, format!("{}.{k:02}", i * 10)));
+    // 1. full
+    let rows: Vec<(i64, String, String)> = amounts(1).map(|(i, a)| (i, day(i), a)).collect();
+    add(
+        "1-full.csv",
+        csv(&rows, "2026-10-01T10:00:00Z", &[]),
+        &|c, h| {
+            c.manifest("full", ts("2026-10-10T06:00:00Z"))
+                .rows(ROWS as u64)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        },
+    );
+    // 2. window [10-03, 10-04]: every row of those days, new amounts, a third of them dropped
+    let rows: Vec<(i64, String, String)> = amounts(2)
+        .map(|(i, a)| (i, day(i), a))
+        .filter(|(i, d, _)| (d == "2026-10-03" || d == "2026-10-04") && i % 3 != 0)
+        .collect();
+    let n = rows.len() as u64;
+    add(
+        "2-window.csv",
+        csv(&rows, "2026-10-10T10:00:00Z", &[]),
+        &|c, h| {
+            c.manifest("window", ts("2026-10-11T06:00:00Z"))
+                .window(Window::new(date("2026-10-03"), date("2026-10-04")))
+                .rows(n)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        },
+    );
+    // 3. changes with tombstones: even ids updated, ids divisible by 7 deleted
+    let rows: Vec<(i64, String, String)> = amounts(3)
+        .map(|(i, a)| (i, day(i), a))
+        .filter(|(i, _, _)| i % 2 == 0 && i % 7 != 0)
+        .collect();
+    let tombs: Vec<i64> = (1..=ROWS).filter(|i| i % 7 == 0).collect();
+    let (n, t) = (rows.len() as u64, tombs.len() as u64);
+    add(
+        "3-changes.csv",
+        csv(&rows, "2026-10-11T10:00:00Z", &tombs),
+        &|c, h| {
+            c.manifest("changes", ts("2026-10-12T06:00:00Z"))
+                .since(ts("2026-10-10T06:00:00Z"))
+                .rows(n)
+                .tombstones(t)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        },
+    );
+    // 4. full again, fewer rows
+    let rows: Vec<(i64, String, String)> = amounts(4)
+        .map(|(i, a)| (i, day(i), a))
+        .filter(|(i, _, _)| i % 5 != 0)
+        .collect();
+    let n = rows.len() as u64;
+    add(
+        "4-full.csv",
+        csv(&rows, "2026-10-12T10:00:00Z", &[]),
+        &|c, h| {
+            c.manifest("full", ts("2026-10-13T06:00:00Z"))
+                .rows(n)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        },
+    );
+    // 5. window changes with tombstones over [10-05, 10-05]
+    let rows: Vec<(i64, String, String)> = amounts(5)
+        .map(|(i, a)| (i, day(i), a))
+        .filter(|(i, d, _)| d == "2026-10-05" && i % 5 != 0 && i % 2 == 1)
+        .collect();
+    let tombs: Vec<i64> = (1..=ROWS)
+        .filter(|i| day(*i) == "2026-10-05" && i % 5 != 0 && i % 2 == 0)
+        .collect();
+    let (n, t) = (rows.len() as u64, tombs.len() as u64);
+    add(
+        "5-window-changes.csv",
+        csv(&rows, "2026-10-13T10:00:00Z", &tombs),
+        &|c, h| {
+            c.manifest("window_changes", ts("2026-10-14T06:00:00Z"))
+                .window(Window::new(date("2026-10-05"), date("2026-10-05")))
+                .since(ts("2026-10-13T06:00:00Z"))
+                .rows(n)
+                .tombstones(t)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        },
+    );
+    steps
+}
+
+fn now() -> Timestamp {
+    ts("2026-11-01T00:00:00Z")
+}
+
+fn deliver<B: Harness>(store: &mut Store<B>, s: &Step) -> Receipt {
+    let d = store
+        .deliver(&s.file, &orders(), &s.manifest, now(), Some("crash"))
+        .expect("delivers");
+    assert!(
+        d.accepted(),
+        "{:?}",
+        d.receipt.failures().collect::<Vec<_>>()
+    );
+    d.receipt
+}
+
+/// The child: delivers the whole sequence (what is committed replays). Does nothing unless
+/// the parent started it with `env` set to the folder.
+pub fn child<B: Harness>(env: &str) {
+    let Ok(dir) = std::env::var(env) else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let mut store = Store::new(B::create(&dir.join("store")).expect("opens"));
+    for s in sequence(&dir, false) {
+        deliver(&mut store, &s);
+    }
+}
+
+#[derive(Debug, PartialEq)]
+struct State {
+    rows: Vec<Vec<Option<String>>>,
+    ledger: Option<String>,
+    receipts: Vec<String>,
+}
+
+fn state<B: Harness>(store: &mut Store<B>) -> State {
+    let snapshot = store.read_consistent_rows("orders").expect("reads");
+    let mut rows: Vec<Vec<Option<String>>> = snapshot
+        .rows
+        .iter()
+        .map(|r| r.iter().map(crate::Datum::render).collect())
+        .collect();
+    rows.sort();
+    State {
+        rows,
+        ledger: snapshot.ledger.map(|l| l.to_json()),
+        receipts: store
+            .receipts("orders")
+            .expect("receipts")
+            .iter()
+            .map(|r| r.receipt.identity())
+            .collect(),
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).expect("a snapshot folder");
+    for entry in std::fs::read_dir(from).expect("reads the store folder") {
+        let entry = entry.expect("an entry");
+        if entry.file_type().expect("a type").is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copies");
+        }
+    }
+}
+
+fn spawn(env: &str, child_test: &str, dir: &Path) -> std::process::Child {
+    Command::new(std::env::current_exe().expect("the test binary"))
+        .args([child_test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(env, dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns the child")
+}
+
+/// The parent: `kills` SIGKILLs of the child (the test named `child_test`, which calls
+/// [`child`] with the same `env`) at uniform instants of its run, from every prefix of the
+/// sequence in turn.
+///
+/// rule: RECV-09 — rows, ledger and receipt change in one atomic step
+/// rule: TRUST-07 — the receiver saves rows and ledger in one commit: no state mixes them
+pub fn parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
+    if std::env::var(env).is_ok() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dogana-crash-{env}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let store_dir = dir.join("store");
+    let steps = sequence(&dir, true).len();
+    let open = |d: &Path| Store::new(B::create(d).expect("the store opens"));
+
+    // the states after each prefix of the sequence, from an uninterrupted run, and a copy of
+    // the (closed) store after each
+    let reference = dir.join("reference");
+    let snapshot = |k: usize| dir.join(format!("snapshot-{k}"));
+    let mut expected = Vec::new();
+    for (k, s) in std::iter::once(None)
+        .chain(sequence(&dir, false).into_iter().map(Some))
+        .enumerate()
+    {
+        let mut store = open(&reference);
+        if let Some(s) = s {
+            deliver(&mut store, &s);
+        }
+        expected.push(state(&mut store));
+        drop(store);
+        copy_dir(&reference, &snapshot(k));
+    }
+    let start_from = |k: usize| copy_dir(&snapshot(k), &store_dir);
+    // how long a child takes from each prefix to the end
+    let durations: Vec<Duration> = (0..steps)
+        .map(|k| {
+            start_from(k);
+            let started = Instant::now();
+            assert!(
+                spawn(env, child_test, &dir)
+                    .wait()
+                    .expect("waits")
+                    .success(),
+                "the child runs to the end"
+            );
+            let took = started.elapsed();
+            assert_eq!(state(&mut open(&store_dir)), expected[steps]);
+            took
+        })
+        .collect();
+
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+        | 1;
+    eprintln!("crash test: seed {seed}; a child from each prefix to the end takes {durations:?}");
+    let mut rng = seed;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let budget = Instant::now();
+    let mut reached = vec![0usize; expected.len()];
+    for kill in 0..kills {
+        let from = kill % steps;
+        start_from(from);
+        let delay = Duration::from_micros(next() % (durations[from].as_micros() as u64 + 1));
+        let mut child = spawn(env, child_test, &dir);
+        std::thread::sleep(delay);
+        child.kill().expect("SIGKILL"); // std sends SIGKILL on Unix
+        child.wait().expect("waits");
+        let mut store = open(&store_dir);
+        let now_state = state(&mut store);
+        let at = expected
+            .iter()
+            .position(|e| *e == now_state)
+            .unwrap_or_else(|| {
+                panic!(
+                    "kill {kill} (seed {seed}, from step {from}, after {delay:?}): the store holds a state of no prefix: {} receipts",
+                    now_state.receipts.len()
+                )
+            });
+        assert!(
+            at >= from,
+            "kill {kill}: the store went back from step {from} to {at}"
+        );
+        // rule: RECV-12, RECOVERY-01 — verify after every kill
+        let report = store.verify("orders").expect("verify runs");
+        assert!(
+            report.ok(),
+            "kill {kill} (seed {seed}): {:?}",
+            report.problems
+        );
+        reached[at] += 1;
+    }
+    eprintln!(
+        "crash test: {kills} kills in {:?}; states found after a kill, by step: {reached:?}",
+        budget.elapsed()
+    );
+    // kills landed before, between and after the deliveries
+    assert!(
+        reached.iter().filter(|&&n| n > 0).count() >= 4,
+        "{reached:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

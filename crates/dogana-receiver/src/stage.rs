@@ -1,0 +1,282 @@
+//! Staging: the delivered rows reach the backend's private staging area in the same pass that
+//! checks them (dogana-rows), never the published table (RECV-06).
+//!
+//! Parsing and checking run on a second thread (and hashing on a third, in dogana-rows),
+//! while the calling thread, which owns the backend's connection, stages the rows in batches.
+
+use std::fs::File;
+use std::path::Path;
+
+use dogana::{Check, LogicalType};
+use dogana_rows::{check_rows_with, Cell, Format, RowReport};
+
+use crate::batch::{Batch, BATCH_ROWS};
+use crate::engine::Job;
+use crate::port::{Backend, Layout};
+use crate::StoreError;
+
+/// What staging left in the backend, with the row checks.
+#[derive(Debug, Clone)]
+pub(crate) struct Staged {
+    /// The row checks of dogana-rows, in their order.
+    pub(crate) report: RowReport,
+    /// The staged columns and their types.
+    pub(crate) layout: Layout,
+    /// The receiver's `values` check: columns the receiver types beyond the contract parse.
+    pub(crate) values: Check,
+}
+
+/// Counts the values of receiver-typed columns that do not parse, keeping the first.
+#[derive(Default)]
+struct Failures {
+    count: u64,
+    first: Option<String>,
+}
+
+/// A receiver-typed column: how its values are converted.
+fn coerce<'a>(cell: Cell<'a>, ty: LogicalType) -> Result<Cell<'a>, String> {
+    match (cell, ty) {
+        (Cell::Null, _) => Ok(Cell::Null),
+        (Cell::Str(s), LogicalType::Str) => Ok(Cell::Str(s)),
+        (Cell::Str(s), ty) => match Cell::parse(&s, ty) {
+            Ok(c) => Ok(c.into_owned()),
+            Err(e) => Err(e),
+        },
+        (Cell::Int(i), LogicalType::Int) => Ok(Cell::Int(i)),
+        (Cell::Int(i), LogicalType::Float) => Ok(Cell::Float(i as f64)),
+        (Cell::Float(x), LogicalType::Float) => Ok(Cell::Float(x)),
+        (Cell::Bool(b), LogicalType::Bool) => Ok(Cell::Bool(b)),
+        (c @ (Cell::Date(_) | Cell::Datetime(_)), _) if cell_type(&c) == Some(ty) => Ok(c),
+        (c, ty) => Err(format!("{c} is not a {ty}")),
+    }
+}
+
+fn cell_type(c: &Cell<'_>) -> Option<LogicalType> {
+    Some(match c {
+        Cell::Date(_) => LogicalType::Date,
+        Cell::Datetime(_) => LogicalType::Datetime,
+        _ => return None,
+    })
+}
+
+/// The declared type name of a column: the contract's for a bound column, the receiver's
+/// column type for the others.
+pub(crate) fn declared_type(job: &Job, column: &str) -> Option<String> {
+    match job.contract.types().get(column) {
+        Some(t) => Some(t.name().to_owned()),
+        None => job.options.column_types.get(column).cloned(),
+    }
+}
+
+/// Where the staged columns come from in the file.
+#[derive(Debug, Clone)]
+struct Plan {
+    layout: Layout,
+    /// file column index of each staged column
+    loaded_at: Vec<usize>,
+    /// file column index of each key column, if the file has it
+    keys_at: Vec<Option<usize>>,
+    /// receiver type of each staged column, when it converts
+    typed: Vec<Option<LogicalType>>,
+}
+
+impl Plan {
+    fn new(job: &Job, columns: &[String]) -> Plan {
+        let contract = &job.contract;
+        let deleted = contract.deleted_column();
+        let loaded_at: Vec<usize> = (0..columns.len())
+            .filter(|&i| Some(columns[i].as_str()) != deleted)
+            .collect();
+        let loaded: Vec<String> = loaded_at.iter().map(|&i| columns[i].clone()).collect();
+        // a repeated name binds its first occurrence (dogana-rows fails `parse` for it)
+        let keys_at = contract
+            .key()
+            .iter()
+            .map(|k| columns.iter().position(|c| c == k))
+            .collect();
+        let typed = loaded
+            .iter()
+            .map(|c| {
+                if contract.types().contains_key(c) {
+                    return None; // dogana-rows types bound columns itself
+                }
+                job.options
+                    .column_types
+                    .get(c)
+                    .and_then(|t| LogicalType::from_name(t))
+            })
+            .collect();
+        let types = loaded.iter().map(|c| declared_type(job, c)).collect();
+        let key = contract
+            .key()
+            .iter()
+            .map(|k| (k.clone(), declared_type(job, k)))
+            .collect();
+        Plan {
+            layout: Layout { loaded, types, key },
+            loaded_at,
+            keys_at,
+            typed,
+        }
+    }
+}
+
+enum Msg {
+    Columns(Vec<String>),
+    Rows(Batch),
+}
+
+/// Reads the delivery once: checks every row (dogana-rows), hashes the bytes, and stages the
+/// rows. Call inside a transaction.
+pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, StoreError> {
+    backend.stage_clear()?;
+    let format = job.format()?;
+    let file = File::open(&job.file)?;
+    let options = job.options.rows_options();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(8);
+    std::thread::scope(|scope| -> Result<Staged, StoreError> {
+        let parser = scope.spawn(move || {
+            let mut bad = Failures::default();
+            let mut plan: Option<Plan> = None;
+            let mut batch = Batch::default();
+            let result = check_rows_with(
+                file,
+                format,
+                &job.contract,
+                &job.manifest,
+                &options,
+                |row| -> Result<(), &'static str> {
+                    if plan.is_none() {
+                        plan = Some(Plan::new(job, row.columns()));
+                        tx.send(Msg::Columns(row.columns().to_vec()))
+                            .map_err(|_| "staging stopped")?;
+                    }
+                    let p = plan.as_ref().expect("set above");
+                    batch.start_row(row.is_tombstone());
+                    if row.is_tombstone() {
+                        for at in &p.keys_at {
+                            let cell = at.and_then(|i| row.cell(i)).unwrap_or(Cell::Null);
+                            batch.push(&cell, B::TEXT_TIMES);
+                        }
+                    } else {
+                        for (s, &i) in p.loaded_at.iter().enumerate() {
+                            let cell = row.cell(i).unwrap_or(Cell::Null);
+                            match p.typed[s] {
+                                None => batch.push(&cell, B::TEXT_TIMES),
+                                Some(ty) => match coerce(cell, ty) {
+                                    Ok(c) => batch.push(&c, B::TEXT_TIMES),
+                                    Err(why) => {
+                                        bad.count += 1;
+                                        if bad.first.is_none() {
+                                            bad.first = Some(format!(
+                                                "line {}, column {}: {why}",
+                                                row.line(),
+                                                p.layout.loaded[s]
+                                            ));
+                                        }
+                                        // the delivery is refused: what is staged is never published
+                                        batch.push(&Cell::Null, B::TEXT_TIMES);
+                                    }
+                                },
+                            }
+                        }
+                    }
+                    if batch.len() >= BATCH_ROWS {
+                        tx.send(Msg::Rows(std::mem::take(&mut batch)))
+                            .map_err(|_| "staging stopped")?;
+                    }
+                    Ok(())
+                },
+            );
+            if !batch.is_empty() {
+                let _ = tx.send(Msg::Rows(batch));
+            }
+            (result, bad)
+        });
+        let mut layout: Option<Layout> = None;
+        let mut failure: Option<StoreError> = None;
+        for msg in rx.iter() {
+            let step = match msg {
+                Msg::Columns(columns) => {
+                    let l = Plan::new(job, &columns).layout;
+                    let r = backend.stage_create(&l);
+                    layout = Some(l);
+                    r
+                }
+                Msg::Rows(batch) => match layout.as_ref() {
+                    Some(l) => backend.stage_batch(l, &batch),
+                    None => Ok(()),
+                },
+            };
+            if let Err(e) = step {
+                failure = Some(e);
+                break; // dropping the receiver stops the parser
+            }
+        }
+        drop(rx);
+        let (result, bad) = parser.join().map_err(|_| {
+            StoreError::Io(std::io::Error::other(
+                "the thread reading the delivery panicked",
+            ))
+        })?;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let report = result?;
+        let layout = match layout {
+            Some(l) => l,
+            None => {
+                // no row was staged: the staging area exists all the same, empty
+                let l = Plan::new(job, &report.columns).layout;
+                backend.stage_create(&l)?;
+                l
+            }
+        };
+        let values = values_check(job, &layout.loaded, &bad);
+        Ok(Staged {
+            report,
+            layout,
+            values,
+        })
+    })
+}
+
+fn values_check(job: &Job, loaded: &[String], bad: &Failures) -> Check {
+    let typed_names: Vec<&str> = loaded
+        .iter()
+        .filter(|c| !job.contract.types().contains_key(*c))
+        .filter(|c| {
+            job.options
+                .column_types
+                .get(*c)
+                .and_then(|t| LogicalType::from_name(t))
+                .is_some_and(|t| t != LogicalType::Str)
+        })
+        .map(String::as_str)
+        .collect();
+    match (&bad.first, bad.count) {
+        (Some(first), 1) => Check::fail("values", first.clone()),
+        (Some(first), n) => Check::fail("values", format!("{first} (and {} more)", n - 1)),
+        (None, _) if typed_names.is_empty() => Check::pass(
+            "values",
+            "not applicable: the receiver types no column beyond the contract's",
+        ),
+        (None, _) => Check::pass(
+            "values",
+            format!(
+                "every value of {} parses as the type the receiver gives it",
+                typed_names.join(", ")
+            ),
+        ),
+    }
+}
+
+/// The format of a file, from its extension unless given.
+pub(crate) fn format_of(path: &Path, given: Option<Format>) -> Result<Format, StoreError> {
+    given.or_else(|| Format::from_path(path)).ok_or_else(|| {
+        StoreError::Format(format!(
+            "cannot tell the format of {} from its extension (.csv, .ndjson, .jsonl, .parquet): name it",
+            path.display()
+        ))
+    })
+}

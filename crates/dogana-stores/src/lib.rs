@@ -1,0 +1,209 @@
+//! # dogana-stores: one way to name a store
+//!
+//! A store is named by a spec, as `--store` takes it:
+//!
+//! | spec | backend |
+//! | --- | --- |
+//! | `sqlite:PATH`, or a PATH ending `.db`, `.sqlite`, `.sqlite3` | SQLite (always built) |
+//! | `duckdb:PATH`, or a PATH ending `.duckdb` | DuckDB (the `duckdb` feature) |
+//! | `postgres://…`, `postgresql://…` | Postgres (reserved: not built yet) |
+//! | any other PATH | SQLite, the embedded default |
+//!
+//! [`open`] gives the engine over the chosen backend as one [`AnyStore`] object. A backend
+//! this build lacks is refused with a message saying how to build it
+//! ([`StoreError::Unavailable`]).
+//!
+//! ```
+//! use dogana_stores::{Backend, Spec};
+//! assert_eq!(Spec::parse("orders.duckdb").backend(), Backend::DuckDb);
+//! assert_eq!(Spec::parse("sqlite:orders.duckdb").backend(), Backend::Sqlite);
+//! assert_eq!(Spec::parse("orders.db").backend(), Backend::Sqlite);
+//! assert_eq!(Spec::parse("postgres://me@127.0.0.1/db").backend(), Backend::Postgres);
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use dogana_receiver::{AnyStore, StoreError};
+
+/// A backend a spec can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite, the embedded default.
+    Sqlite,
+    /// DuckDB.
+    DuckDb,
+    /// Postgres.
+    Postgres,
+}
+
+impl Backend {
+    /// The backend's name, as the spec prefix writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::DuckDb => "duckdb",
+            Backend::Postgres => "postgres",
+        }
+    }
+
+    /// Whether this build of dogana has the backend.
+    pub fn built(self) -> bool {
+        match self {
+            Backend::Sqlite => true,
+            Backend::DuckDb => cfg!(feature = "duckdb"),
+            Backend::Postgres => false,
+        }
+    }
+}
+
+/// A store's name: its backend and where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Spec {
+    /// A SQLite database file.
+    Sqlite(PathBuf),
+    /// A DuckDB database file.
+    DuckDb(PathBuf),
+    /// A Postgres connection URL.
+    Postgres(String),
+}
+
+impl Spec {
+    /// Reads a spec (see the crate documentation). Every string is a spec: what is not a
+    /// prefix or a known extension is a SQLite path.
+    pub fn parse(spec: &str) -> Spec {
+        if let Some(path) = spec.strip_prefix("sqlite:") {
+            return Spec::Sqlite(PathBuf::from(path));
+        }
+        if let Some(path) = spec.strip_prefix("duckdb:") {
+            return Spec::DuckDb(PathBuf::from(path));
+        }
+        if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+            return Spec::Postgres(spec.to_owned());
+        }
+        let path = PathBuf::from(spec);
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("duckdb") => Spec::DuckDb(path),
+            _ => Spec::Sqlite(path),
+        }
+    }
+
+    /// The backend it names.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Spec::Sqlite(_) => Backend::Sqlite,
+            Spec::DuckDb(_) => Backend::DuckDb,
+            Spec::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// The file it names, for a file backend.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Spec::Sqlite(p) | Spec::DuckDb(p) => Some(p),
+            Spec::Postgres(_) => None,
+        }
+    }
+}
+
+/// The spec as a user would write it again (a Postgres URL without its password).
+impl fmt::Display for Spec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Spec::Sqlite(p) => write!(f, "{}", p.display()),
+            Spec::DuckDb(p) => write!(f, "{}", p.display()),
+            Spec::Postgres(url) => f.write_str(&without_password(url)),
+        }
+    }
+}
+
+/// A URL with the password of its user info replaced by `***`.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, tail) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    match authority.rsplit_once('@') {
+        Some((user, host)) => match user.split_once(':') {
+            Some((name, _)) => format!("{scheme}://{name}:***@{host}{tail}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+fn unavailable(backend: Backend, spec: &Spec) -> StoreError {
+    let how = match backend {
+        Backend::Postgres => "the Postgres backend is not part of dogana yet".to_owned(),
+        b => format!(
+            "this dogana was built without the {0} backend; build it with `bash scripts/build-full.sh` or `cargo build --release -p dogana-cli --features {0}` (README, \"Every backend\")",
+            b.name()
+        ),
+    };
+    StoreError::Unavailable(format!("store {spec} needs {}: {how}", backend.name()))
+}
+
+/// Opens the store a spec names: for writing (creating it when missing) or for reading only
+/// (nothing in it changes; a missing store, or one that is not a dogana store, is refused).
+pub fn open(spec: &Spec, write: bool) -> Result<Box<dyn AnyStore>, StoreError> {
+    let backend = spec.backend();
+    if !backend.built() {
+        return Err(unavailable(backend, spec));
+    }
+    match spec {
+        Spec::Sqlite(path) => Ok(Box::new(if write {
+            dogana_sqlite::Store::open(path)?
+        } else {
+            dogana_sqlite::Store::open_read_only(path)?
+        })),
+        #[cfg(feature = "duckdb")]
+        Spec::DuckDb(path) => Ok(Box::new(if write {
+            dogana_duckdb::Store::open(path)?
+        } else {
+            dogana_duckdb::Store::open_read_only(path)?
+        })),
+        _ => Err(unavailable(backend, spec)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_is_never_shown() {
+        let spec = Spec::parse("postgres://me:secret@127.0.0.1:5432/db?schema=x");
+        assert_eq!(
+            spec.to_string(),
+            "postgres://me:***@127.0.0.1:5432/db?schema=x"
+        );
+        assert!(!unavailable(Backend::Postgres, &spec)
+            .to_string()
+            .contains("secret"));
+    }
+
+    #[test]
+    fn extensions_pick_the_backend() {
+        assert_eq!(Spec::parse("a/b.DuckDB").backend(), Backend::DuckDb);
+        assert_eq!(Spec::parse("a/b.sqlite").backend(), Backend::Sqlite);
+        assert_eq!(Spec::parse("a/b").backend(), Backend::Sqlite);
+        assert_eq!(
+            Spec::parse("duckdb:x.db"),
+            Spec::DuckDb(PathBuf::from("x.db"))
+        );
+    }
+
+    #[test]
+    #[cfg(not(feature = "duckdb"))]
+    fn a_backend_not_built_says_how_to_build_it() {
+        let e = open(&Spec::parse("x.duckdb"), false)
+            .err()
+            .expect("refused");
+        assert!(e.to_string().contains("--features duckdb"), "{e}");
+    }
+}
