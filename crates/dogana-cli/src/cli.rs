@@ -152,7 +152,7 @@ pub enum Command {
     /// Deliver FILE to a receiver's store: check it, publish it or reject it, keep the receipt
     #[command(
         after_help = DELIVER_EXAMPLES,
-        override_usage = "dogana deliver FILE --store DB --contract PATH [--manifest PATH] [--at TIME] [--source TEXT] [--format FORMAT] [--column-type NAME=TYPE]... [--json]"
+        override_usage = "dogana deliver FILE --store DB --contract PATH [--manifest PATH] [--at TIME] [--source TEXT] [--format FORMAT] [--column-type NAME=TYPE]... [--adopt] [--lock-timeout SECONDS] [--json]"
     )]
     Deliver(DeliverArgs),
     /// List the receipts a store keeps for a table
@@ -263,9 +263,17 @@ pub struct DeliverArgs {
     /// The delivered file: CSV with a header row, NDJSON or Parquet
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
-    /// The receiver's store, a SQLite database file (created if missing)
+    /// The receiver's store (created if missing): a SQLite file (PATH, PATH.db, sqlite:PATH)
+    /// or, in a build with DuckDB, PATH.duckdb or duckdb:PATH
     #[arg(long, value_name = "DB")]
     pub store: PathBuf,
+    /// Let the table's first delivery take over a table of that name that dogana did not
+    /// create (its rows are then replaced or changed as the plan says)
+    #[arg(long)]
+    pub adopt: bool,
+    /// How long to wait for another writer of the store before refusing
+    #[arg(long, value_name = "SECONDS", default_value = "60")]
+    pub lock_timeout: String,
     /// The contract: a wire document (JSON) or a TOML description
     #[arg(long, value_name = "PATH")]
     pub contract: PathBuf,
@@ -303,7 +311,7 @@ pub enum FileFormat {
 
 #[derive(Debug, Args)]
 pub struct ReceiptsArgs {
-    /// The receiver's store, a SQLite database file
+    /// The receiver's store: a SQLite file, or PATH.duckdb / duckdb:PATH (read, never changed)
     #[arg(long, value_name = "DB")]
     pub store: PathBuf,
     /// The table
@@ -316,7 +324,7 @@ pub struct ReceiptsArgs {
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// The receiver's store, a SQLite database file
+    /// The receiver's store: a SQLite file, or PATH.duckdb / duckdb:PATH (read, never changed)
     #[arg(long, value_name = "DB")]
     pub store: PathBuf,
     /// Verify only this table [default: every table of the store]

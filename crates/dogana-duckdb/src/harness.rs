@@ -58,6 +58,13 @@ impl Harness for DuckDb {
                 )
                 .map_err(e)?;
             }
+            Damage::ForeignTable(name) => {
+                let t = quote_ident(&name);
+                conn.execute(&format!("CREATE TABLE main.{t} (id BIGINT)"), [])
+                    .map_err(e)?;
+                conn.execute(&format!("INSERT INTO main.{t} VALUES (1)"), [])
+                    .map_err(e)?;
+            }
         }
         Ok(())
     }

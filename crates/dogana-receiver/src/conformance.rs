@@ -95,6 +95,9 @@ pub enum Damage {
     Ledger(Box<Ledger>),
     /// Delete the stored receipt with this `seq`.
     DeleteReceipt(i64),
+    /// Create, outside dogana, a table of this name with one integer column `id` and one row
+    /// (an application's own table).
+    ForeignTable(String),
 }
 
 /// A dogana receiver under test.
@@ -1692,6 +1695,8 @@ macro_rules! conformance_suite {
             impossible_names_refused,
             // rule: RECV-11, RECV-12
             verify_reports_a_gap_in_receipts,
+            // rule: RECV-07, GATE-25
+            foreign_table_never_published_over,
         );
     };
 }
@@ -1718,4 +1723,20 @@ pub fn verify_reports_a_gap_in_receipts<R: Receiver>() {
             .any(|p| p.contains("receipt 3 is stored where receipt 2 follows")),
         "{problems:#?}"
     );
+}
+
+/// A table of the contract's name that dogana did not create is never published over: the
+/// delivery is an error (nothing stored), and the table keeps its rows.
+pub fn foreign_table_never_published_over<R: Receiver>() {
+    // rule: GATE-25 — the receiver's configuration is at fault, not the delivery: no receipt
+    let mut fx = Fixture::<R>::new("foreign");
+    fx.r.damage("orders", Damage::ForeignTable("orders".into()))
+        .expect("an application's table");
+    let before = fx.state("orders");
+    assert_eq!(before.rows.rows.len(), 1);
+    let job = fx.full("a.csv", T1, &base_orders());
+    let e = fx.r.deliver(&job).err().expect("refused");
+    assert!(e.contains("did not create"), "{e}");
+    assert!(e.contains("\"orders\""), "names the table: {e}");
+    assert_eq!(fx.state("orders"), before, "nothing changed");
 }

@@ -24,6 +24,7 @@ pub struct DeliverOptions {
     pub(crate) delimiter: u8,
     pub(crate) column_types: BTreeMap<String, String>,
     pub(crate) hash_in_thread: bool,
+    pub(crate) adopt: bool,
 }
 
 impl Default for DeliverOptions {
@@ -33,6 +34,7 @@ impl Default for DeliverOptions {
             delimiter: b',',
             column_types: BTreeMap::new(),
             hash_in_thread: true,
+            adopt: false,
         }
     }
 }
@@ -68,6 +70,14 @@ impl DeliverOptions {
     /// Whether SHA-256 runs in a second thread while rows are parsed (default true).
     pub fn hash_in_thread(mut self, yes: bool) -> DeliverOptions {
         self.hash_in_thread = yes;
+        self
+    }
+
+    /// Whether the table's first delivery may take over a table of that name that dogana did
+    /// not create (default false: [`StoreError::ForeignTable`]). The delivery's plan then runs
+    /// on it like on any published table: a full delivery replaces its rows.
+    pub fn adopt(mut self, yes: bool) -> DeliverOptions {
+        self.adopt = yes;
         self
     }
 
@@ -581,7 +591,11 @@ fn stored_head<B: Backend>(b: &mut B, table: &str) -> Result<Option<String>, Sto
 
 /// The ledger a decision is made against: the stored one, moved to the given contract when
 /// it evolved (EVOL), or a new one.
-fn load_ledger<B: Backend>(b: &mut B, contract: &Contract) -> Result<Ledger, StoreError> {
+fn load_ledger<B: Backend>(
+    b: &mut B,
+    contract: &Contract,
+    adopt: bool,
+) -> Result<Ledger, StoreError> {
     let table = contract.table();
     let Some(ledger) = stored_ledger(b, table)? else {
         // first acceptance: no receipt may be accepted yet, and no stored table may differ
@@ -595,6 +609,10 @@ fn load_ledger<B: Backend>(b: &mut B, contract: &Contract) -> Result<Ledger, Sto
             return Err(StoreError::Corrupt(format!(
                 "table {table:?} has {accepted} accepted receipts and no stored ledger; rebuild it with Ledger::from_receipts (RECOVERY-01)"
             )));
+        }
+        // rule: RECV-07 — publish only over what dogana published
+        if !adopt && b.published_columns(table)?.is_some() {
+            return Err(StoreError::ForeignTable(table.to_owned()));
         }
         let lower = table.to_ascii_lowercase();
         if let Some(other) = b
@@ -652,7 +670,7 @@ fn decide_in<B: Backend>(
             return replay();
         }
         // rule: RECV-03 — a repeated manifest over other bytes is refused
-        let ledger = load_ledger(b, &job.contract)?;
+        let ledger = load_ledger(b, &job.contract, job.options.adopt)?;
         let check = Check::fail(
             "content_hash",
             format!(
@@ -668,7 +686,7 @@ fn decide_in<B: Backend>(
         });
     }
     // step 2 — rule: RECV-05, LOADER-02
-    let ledger = load_ledger(b, &job.contract)?;
+    let ledger = load_ledger(b, &job.contract, job.options.adopt)?;
     let core = Gate::preflight(&ledger, manifest, job.now);
     if core.iter().any(|c| !c.passed()) {
         let receipt = Gate::reject(&ledger, manifest, &[], job.now, job.source());

@@ -31,6 +31,9 @@ pub enum StoreError {
     /// The file or database is not a dogana store (or not of this backend): nothing was
     /// changed in it.
     NotAStore(String),
+    /// The store holds a table of the contract's name that dogana did not create (no ledger,
+    /// no accepted receipt): a delivery would replace rows nobody delivered. Nothing changed.
+    ForeignTable(String),
     /// The store needs a backend this build does not have; the message says how to get it.
     Unavailable(String),
     /// Reading the delivered file failed.
@@ -67,6 +70,10 @@ impl fmt::Display for StoreError {
             ),
             StoreError::NotAStore(m) => write!(f, "not a dogana store: {m}"),
             StoreError::Unavailable(m) => f.write_str(m),
+            StoreError::ForeignTable(t) => write!(
+                f,
+                "the store already holds a table {t:?} that dogana did not create (no ledger, no receipt); dogana publishes only over tables it made: deliver to a new store, or under another table name, or adopt the table explicitly (DeliverOptions::adopt, dogana deliver --adopt), which replaces or changes its rows as the plan says"
+            ),
             StoreError::Io(e) => write!(f, "reading the delivery failed: {e}"),
             StoreError::Rows(e) => write!(f, "{e}"),
             StoreError::Format(m) => f.write_str(m),

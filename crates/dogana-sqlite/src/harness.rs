@@ -56,6 +56,13 @@ impl Harness for Sqlite {
                 )
                 .map_err(e)?;
             }
+            Damage::ForeignTable(name) => {
+                conn.execute_batch(&format!(
+                    "CREATE TABLE main.{t} (id INTEGER); INSERT INTO main.{t} VALUES (1);",
+                    t = quote_ident(&name)
+                ))
+                .map_err(e)?;
+            }
         }
         Ok(())
     }

@@ -25,6 +25,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub use dogana_receiver::{AnyStore, StoreError};
 
@@ -148,25 +149,61 @@ fn unavailable(backend: Backend, spec: &Spec) -> StoreError {
     StoreError::Unavailable(format!("store {spec} needs {}: {how}", backend.name()))
 }
 
+/// How to open a store, whatever its backend.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    lock_timeout: Option<Duration>,
+}
+
+impl OpenOptions {
+    /// Each backend's defaults (a 60 s wait for another writer).
+    pub fn new() -> OpenOptions {
+        OpenOptions::default()
+    }
+
+    /// How long to wait for another writer's lock before refusing with
+    /// [`StoreError::Locked`]: SQLite's busy timeout, DuckDB's file and write locks.
+    pub fn lock_timeout(mut self, timeout: Duration) -> OpenOptions {
+        self.lock_timeout = Some(timeout);
+        self
+    }
+}
+
 /// Opens the store a spec names: for writing (creating it when missing) or for reading only
 /// (nothing in it changes; a missing store, or one that is not a dogana store, is refused).
 pub fn open(spec: &Spec, write: bool) -> Result<Box<dyn AnyStore>, StoreError> {
+    open_with(spec, write, &OpenOptions::default())
+}
+
+/// [`open`] with options.
+pub fn open_with(
+    spec: &Spec,
+    write: bool,
+    options: &OpenOptions,
+) -> Result<Box<dyn AnyStore>, StoreError> {
+    use dogana_receiver::{Open, Store};
     let backend = spec.backend();
     if !backend.built() {
         return Err(unavailable(backend, spec));
     }
     match spec {
-        Spec::Sqlite(path) => Ok(Box::new(if write {
-            dogana_sqlite::Store::open(path)?
-        } else {
-            dogana_sqlite::Store::open_read_only(path)?
-        })),
+        Spec::Sqlite(path) => {
+            let mut o = dogana_sqlite::StoreOptions::default();
+            if let Some(t) = options.lock_timeout {
+                o = o.busy_timeout(t);
+            }
+            let b = dogana_sqlite::Sqlite::open(path, &o, write)?;
+            Ok(Box::new(Store::new(b)))
+        }
         #[cfg(feature = "duckdb")]
-        Spec::DuckDb(path) => Ok(Box::new(if write {
-            dogana_duckdb::Store::open(path)?
-        } else {
-            dogana_duckdb::Store::open_read_only(path)?
-        })),
+        Spec::DuckDb(path) => {
+            let mut o = dogana_duckdb::DuckDbOptions::default();
+            if let Some(t) = options.lock_timeout {
+                o = o.lock_timeout(t);
+            }
+            let b = dogana_duckdb::DuckDb::open(path, &o, write)?;
+            Ok(Box::new(Store::new(b)))
+        }
         _ => Err(unavailable(backend, spec)),
     }
 }

@@ -96,6 +96,14 @@ fn spec(db: &Path) -> Spec {
 /// Opens the store at `db`: a writer creates it when missing; a reader never creates nor
 /// changes anything, and refuses a missing store or a file that is not one.
 fn open(db: &Path, create: bool) -> Result<Box<dyn AnyStore>> {
+    open_with(db, create, &dogana_stores::OpenOptions::new())
+}
+
+fn open_with(
+    db: &Path,
+    create: bool,
+    options: &dogana_stores::OpenOptions,
+) -> Result<Box<dyn AnyStore>> {
     let spec = spec(db);
     if let Some(path) = spec.path() {
         match std::fs::metadata(path) {
@@ -110,10 +118,11 @@ fn open(db: &Path, create: bool) -> Result<Box<dyn AnyStore>> {
             _ => {}
         }
     }
-    dogana_stores::open(&spec, create).map_err(|e| match e {
+    dogana_stores::open_with(&spec, create, options).map_err(|e| match e {
         StoreError::Unavailable(m) => Refusal::new(m),
         StoreError::NotAStore(m) => Refusal::new(format!(
-            "{m}; name a dogana store (made by dogana deliver), or a new file"
+            "not a dogana store: {m}; name a store made by dogana deliver{}",
+            if create { ", or a new file" } else { "" }
         )),
         e => Refusal::new(format!(
             "cannot open the store {}: {e}; name a dogana store this user can {}",
@@ -172,7 +181,7 @@ fn deliver_options(
     contract: &dogana::Contract,
     columns: Vec<(String, String)>,
 ) -> Result<DeliverOptions> {
-    let mut options = DeliverOptions::new();
+    let mut options = DeliverOptions::new().adopt(a.adopt);
     if let Some(format) = a.format {
         options = options.format(format.into());
     }
@@ -256,7 +265,20 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
             refuse!("cannot read {file}: {e}; name the delivered file, readable by this user")
         }
     };
-    let mut store = open(&a.store, true)?;
+    let wait = match a.lock_timeout.parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
+            std::time::Duration::from_secs_f64(s)
+        }
+        _ => refuse!(
+            "--lock-timeout {:?} is not a number of seconds from 0 to 86400",
+            a.lock_timeout
+        ),
+    };
+    let mut store = open_with(
+        &a.store,
+        true,
+        &dogana_stores::OpenOptions::new().lock_timeout(wait),
+    )?;
 
     let delivery: Delivery = {
         let _progress = Progress::start(format!(

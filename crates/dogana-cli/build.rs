@@ -1,0 +1,15 @@
+//! With the `duckdb` feature, the binary finds DuckDB's shared library at run time: beside
+//! itself (`$ORIGIN`, where scripts/build-full.sh copies it) or where it was linked from.
+fn main() {
+    println!("cargo:rerun-if-env-changed=DUCKDB_LIB_DIR");
+    if std::env::var_os("CARGO_FEATURE_DUCKDB").is_none() {
+        return;
+    }
+    println!("cargo:rustc-link-arg-bins=-Wl,-rpath,$ORIGIN");
+    if let Some(dir) = std::env::var_os("DUCKDB_LIB_DIR") {
+        let dir = std::path::PathBuf::from(dir);
+        let dir = dir.canonicalize().unwrap_or(dir);
+        println!("cargo:rustc-link-arg-bins=-Wl,-rpath,{}", dir.display());
+        println!("cargo:rustc-link-arg-tests=-Wl,-rpath,{}", dir.display());
+    }
+}

@@ -1,0 +1,20 @@
+//! The engine's crash harness on DuckDB: 200 SIGKILLs of a child delivering every kind of
+//! delivery; after each, the store (database file and its WAL) holds the state after some
+//! prefix of the sequence and verify passes (`dogana_receiver::crash`).
+//!
+//! rule: RECV-09, TRUST-07, RECV-12, RECOVERY-01, RECV-02
+
+use dogana_duckdb::DuckDb;
+
+const CHILD: &str = "DOGANA_DUCKDB_CRASH_CHILD";
+
+/// The child: does nothing unless the parent started it.
+#[test]
+fn crash_child() {
+    dogana_receiver::crash::child::<DuckDb>(CHILD);
+}
+
+#[test]
+fn sigkill_at_random_points_leaves_old_or_new_state() {
+    dogana_receiver::crash::parent::<DuckDb>(CHILD, "crash_child", 200);
+}
