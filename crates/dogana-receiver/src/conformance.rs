@@ -1735,7 +1735,7 @@ pub fn foreign_table_never_published_over<R: Receiver>() {
     let before = fx.state("orders");
     assert_eq!(before.rows.rows.len(), 1);
     let job = fx.full("a.csv", T1, &base_orders());
-    let e = fx.r.deliver(&job).err().expect("refused");
+    let e = fx.r.deliver(&job).map(|d| d.receipt).expect_err("refused");
     assert!(e.contains("did not create"), "{e}");
     assert!(e.contains("\"orders\""), "names the table: {e}");
     assert_eq!(fx.state("orders"), before, "nothing changed");
