@@ -1697,6 +1697,8 @@ macro_rules! conformance_suite {
             verify_reports_a_gap_in_receipts,
             // rule: RECV-07, GATE-25
             foreign_table_never_published_over,
+            // rule: RECV-06, RECV-07, CHECK-06
+            published_rows_are_the_checked_rows,
         );
     };
 }
@@ -1739,4 +1741,143 @@ pub fn foreign_table_never_published_over<R: Receiver>() {
     assert!(e.contains("did not create"), "{e}");
     assert!(e.contains("\"orders\""), "names the table: {e}");
     assert_eq!(fx.state("orders"), before, "nothing changed");
+}
+
+/// The files where two parsers commonly disagree: each line of a case is `name`, the bytes.
+fn disagreeing_files() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let long = "x".repeat(300_000);
+    let mut v: Vec<(&'static str, &'static str, Vec<u8>)> = vec![
+        (
+            "quoted_newline",
+            "csv",
+            b"id,note\n1,\"a\nb\"\n2,\"c\r\nd\"\n".to_vec(),
+        ),
+        (
+            "doubled_quotes",
+            "csv",
+            b"id,note\n1,\"say \"\"hi\"\"\"\n2,\"\"\"\"\n".to_vec(),
+        ),
+        ("bom", "csv", b"\xef\xbb\xbfid,note\n1,a\n".to_vec()),
+        ("crlf", "csv", b"id,note\r\n1,a\r\n2,b\r\n".to_vec()),
+        ("bare_cr", "csv", b"id,note\r1,a\r2,b\r".to_vec()),
+        ("empty_vs_missing", "csv", b"id,note\n1,\"\"\n2,\n".to_vec()),
+        ("trailing_delimiter", "csv", b"id,note,\n1,a,\n".to_vec()),
+        (
+            "non_ascii",
+            "csv",
+            "id,note\n1,\u{e9}t\u{e9} \u{65e5}\u{672c} \u{1f600}\n2,\"\u{2028}\"\n"
+                .as_bytes()
+                .to_vec(),
+        ),
+        (
+            "json_escapes",
+            "ndjson",
+            b"{\"id\":1,\"note\":\"a\\nb\\u00e9\\\"\"}\n{\"id\":2,\"note\":\"\"}\n{\"id\":3}\n"
+                .to_vec(),
+        ),
+        (
+            "json_crlf_null",
+            "ndjson",
+            b"{\"id\":1,\"note\":null}\r\n{\"id\":2,\"note\":\"\\ud83d\\ude00\"}\r\n".to_vec(),
+        ),
+    ];
+    v.push((
+        "long_field",
+        "csv",
+        format!("id,note\n1,\"{long}\"\n2,{long}\n").into_bytes(),
+    ));
+    v
+}
+
+fn render_cell(c: &dogana_rows::Cell<'_>) -> Option<String> {
+    use dogana_rows::Cell;
+    Some(match c {
+        Cell::Null => return None,
+        Cell::Int(i) => i.to_string(),
+        Cell::Float(x) => x.to_string(),
+        Cell::Str(s) => s.to_string(),
+        Cell::Bool(b) => i64::from(*b).to_string(),
+        Cell::Date(d) => d.to_string(),
+        Cell::Datetime(t) => t.to_string(),
+    })
+}
+
+/// Rows checked are rows published: every file of a corpus where parsers commonly disagree
+/// is delivered, and the published table equals, row by row, what dogana-rows read and
+/// checked — or, when the checks refuse the file, nothing is published.
+pub fn published_rows_are_the_checked_rows<R: Receiver>() {
+    let contract = Contract::builder("notes", ["id"])
+        .shape("full", Shape::full())
+        .column("id", LogicalType::Int)
+        .build()
+        .expect("a valid contract");
+    let mut accepted = Vec::new();
+    for (name, ext, bytes) in disagreeing_files() {
+        let mut fx = Fixture::<R>::new(name);
+        let format = if ext == "csv" {
+            dogana_rows::Format::Csv
+        } else {
+            dogana_rows::Format::Ndjson
+        };
+        // what dogana-rows reads and checks, row by row
+        let probe = contract
+            .manifest("full", ts(T1))
+            .rows(0)
+            .build()
+            .expect("manifest");
+        let mut checked: Vec<(Vec<String>, Vec<Option<String>>)> = Vec::new();
+        let report = dogana_rows::check_rows_with(
+            &bytes[..],
+            format,
+            &contract,
+            &probe,
+            &dogana_rows::Options::new(),
+            |row| -> Result<(), &'static str> {
+                checked.push((
+                    row.columns().to_vec(),
+                    row.cells().map(|c| render_cell(&c)).collect(),
+                ));
+                Ok(())
+            },
+        )
+        .expect("reads");
+        let live = report.live;
+        let job = fx.job(&format!("{name}.{ext}"), &bytes, &contract, |c, h| {
+            c.manifest("full", ts(T1))
+                .rows(live)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        });
+        let d = fx.deliver(&job);
+        let (published, _) = fx.r.read("notes").expect("read");
+        if d.receipt.outcome() != Outcome::Accepted {
+            assert!(published.rows.is_empty(), "{name}: refused, yet published");
+            continue;
+        }
+        let mut expected: Vec<Vec<Option<String>>> = Vec::new();
+        for (columns, cells) in &checked {
+            let row: Vec<Option<String>> = published
+                .columns
+                .iter()
+                .map(|c| {
+                    columns
+                        .iter()
+                        .position(|k| k == c)
+                        .and_then(|i| cells.get(i).cloned().flatten())
+                })
+                .collect();
+            expected.push(row);
+        }
+        expected.sort();
+        assert_eq!(
+            published.rows, expected,
+            "{name}: the published rows are not the rows dogana-rows checked"
+        );
+        fx.verify("notes");
+        accepted.push(name);
+    }
+    eprintln!("published and compared: {accepted:?}");
+    // the corpus is not vacuous: only the trailing delimiter (an empty column name) is refused
+    assert_eq!(accepted.len(), 10, "{accepted:?}");
 }

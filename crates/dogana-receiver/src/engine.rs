@@ -724,6 +724,13 @@ fn columns_check(job: &Job, staged: &Staged, published: Option<&[String]>) -> (C
     let fail = |d: String| (Check::fail("columns", d), TablePlan::Keep);
     let mut folded: BTreeMap<String, &str> = BTreeMap::new();
     for c in loaded {
+        if c.is_empty() {
+            // a trailing delimiter in a header names an empty column: DuckDB and Postgres
+            // have no empty identifier, so no backend publishes one
+            return fail(
+                "the file has a column with an empty name (a trailing delimiter in the header?), which no SQL identifier can be".into(),
+            );
+        }
         if c.contains('\0') {
             return fail(format!(
                 "column {c:?} contains a NUL character, which no SQL identifier can"

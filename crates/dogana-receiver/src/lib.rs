@@ -29,7 +29,7 @@
 //! | name | what it compares |
 //! | --- | --- |
 //! | `values` | values of columns the receiver types beyond the contract parse as that type |
-//! | `columns` | the file's columns fit the published table: the same set (NDJSON: a subset), or a complete whole-table delivery that replaces the table with its columns (RECOVERY-04); no two names equal but for ASCII case, no NUL |
+//! | `columns` | the file's columns fit the published table: the same set (NDJSON: a subset), or a complete whole-table delivery that replaces the table with its columns (RECOVERY-04); no empty name, no two names equal but for ASCII case, no NUL |
 //! | `keys_elsewhere` | a window delivery carries no key, live or tombstoned, already published outside its window (CHECK-16) |
 //!
 //! The details are written here, not by a backend, so every backend refuses with the same

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every test of the project, as README.md names it. Installs and starts what the tests need
+# from the project's own files, and fails, saying what is missing, rather than skip:
+#   - node (the ECMAScript number test of dogana-json), from Debian when missing;
+#   - DuckDB's shared library (scripts/libduckdb.sh, from the npm registry);
+# then the workspace's tests, the command line with the DuckDB backend, the Parquet reader.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+
+need_apt() { # need_apt COMMAND PACKAGE WHY
+    command -v "$1" >/dev/null && return 0
+    echo "scripts/test.sh: $1 is needed ($3); installing Debian's $2" >&2
+    if ! { apt-get update -qq && apt-get install -y -qq "$2" >/dev/null; }; then
+        echo "scripts/test.sh: cannot install $2, so $3 cannot run: install it and run again" >&2
+        exit 1
+    fi
+}
+need_apt node nodejs "the ECMAScript number test of dogana-json"
+bash scripts/libduckdb.sh >/dev/null
+
+step() { echo "== $* ($(( $(date +%s) - started )) s)"; }
+step "cargo test --workspace"
+cargo test --workspace
+step "the command line with the DuckDB backend"
+cargo test -p dogana-cli --features duckdb
+step "the Parquet reader"
+cargo test -p dogana-rows --features parquet
+step "done"
