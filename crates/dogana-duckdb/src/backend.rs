@@ -14,8 +14,23 @@ use dogana_receiver::{
 use duckdb::types::{TimeUnit, Value as DValue};
 use duckdb::{params_from_iter, AccessMode, Config, Connection};
 
-const ROWS: &str = "dogana_stage_rows";
-const TOMBSTONES: &str = "dogana_stage_tombstones";
+/// The TEMP tables staging a delivery to `table`, unquoted (for the appender): its live rows
+/// and its tombstones' keys.
+fn staging_names(table: &str) -> (String, String) {
+    (
+        format!("dogana_stage_rows__{table}"),
+        format!("dogana_stage_tombstones__{table}"),
+    )
+}
+
+/// The same, as SQL names.
+fn staging(table: &str) -> (String, String) {
+    let (r, t) = staging_names(table);
+    (
+        format!("temp.main.{}", quote_ident(&r)),
+        format!("temp.main.{}", quote_ident(&t)),
+    )
+}
 
 /// The store's own tables, index and view, one statement each (DuckDB runs several
 /// statements of one call outside one transaction).
@@ -336,7 +351,7 @@ impl DuckDb {
         if have == 2 && view == 1 {
             return Ok(());
         }
-        self.begin(Txn::Write, "")?;
+        self.begin(Txn::Write, &[])?;
         for sql in SCHEMA {
             if let Err(e) = self.conn.execute(sql, []) {
                 self.rollback();
@@ -543,7 +558,7 @@ fn duck_datum(v: DValue) -> Datum {
 impl Backend for DuckDb {
     const TEXT_TIMES: bool = false;
 
-    fn begin(&mut self, txn: Txn, _table: &str) -> Result<(), StoreError> {
+    fn begin(&mut self, txn: Txn, _tables: &[&str]) -> Result<(), StoreError> {
         if txn == Txn::Write {
             self.take_write_lock()?;
         }
@@ -655,7 +670,9 @@ impl Backend for DuckDb {
         Ok(if cols.is_empty() { None } else { Some(cols) })
     }
 
-    fn stage_create(&mut self, layout: &Layout) -> Result<(), StoreError> {
+    fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+        let (srows, stombs) = staging_names(table);
+        let (srows, stombs) = (quote_ident(&srows), quote_ident(&stombs));
         let cols: Vec<String> = layout
             .types
             .iter()
@@ -676,20 +693,23 @@ impl Backend for DuckDb {
             }
         };
         self.run(
-            &format!("CREATE TEMP TABLE {ROWS} ({})", or_none(cols, "c_none")),
+            &format!("CREATE TEMP TABLE {srows} ({})", or_none(cols, "c_none")),
             &[],
         )?;
         self.run(
-            &format!(
-                "CREATE TEMP TABLE {TOMBSTONES} ({})",
-                or_none(keys, "k_none")
-            ),
+            &format!("CREATE TEMP TABLE {stombs} ({})", or_none(keys, "k_none")),
             &[],
         )?;
         Ok(())
     }
 
-    fn stage_batch(&mut self, layout: &Layout, batch: &Batch) -> Result<(), StoreError> {
+    fn stage_batch(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        batch: &Batch,
+    ) -> Result<(), StoreError> {
+        let (srows, stombs) = staging_names(table);
         let row_types: Vec<&str> = layout
             .types
             .iter()
@@ -702,11 +722,11 @@ impl Backend for DuckDb {
             .collect();
         let mut rows = self
             .conn
-            .appender_to_catalog_and_db(ROWS, "temp", "main")
+            .appender_to_catalog_and_db(srows.as_str(), "temp", "main")
             .duck()?;
         let mut tombs = self
             .conn
-            .appender_to_catalog_and_db(TOMBSTONES, "temp", "main")
+            .appender_to_catalog_and_db(stombs.as_str(), "temp", "main")
             .duck()?;
         let mut values: Vec<DValue> = Vec::new();
         for row in batch.rows() {
@@ -730,9 +750,10 @@ impl Backend for DuckDb {
         Ok(())
     }
 
-    fn stage_clear(&mut self) -> Result<(), StoreError> {
-        self.run(&format!("DROP TABLE IF EXISTS temp.main.{ROWS}"), &[])?;
-        self.run(&format!("DROP TABLE IF EXISTS temp.main.{TOMBSTONES}"), &[])?;
+    fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
+        self.run(&format!("DROP TABLE IF EXISTS {srows}"), &[])?;
+        self.run(&format!("DROP TABLE IF EXISTS {stombs}"), &[])?;
         Ok(())
     }
 
@@ -741,6 +762,7 @@ impl Backend for DuckDb {
         table: &str,
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
+        let (srows, stombs) = staging(table);
         let t = quote_ident(table);
         let w = quote_ident(q.column);
         let on_rows: Vec<String> = q
@@ -758,9 +780,9 @@ impl Backend for DuckDb {
         let pk = ident_list(q.key.iter().map(String::as_str), "p.");
         let outside = format!("(p.{w} IS NULL OR p.{w} < ?1 OR p.{w} > ?2)");
         let hits = format!(
-            "SELECT {pk}, p.{w} FROM temp.main.{ROWS} s JOIN main.{t} p ON {} WHERE {outside}
+            "SELECT {pk}, p.{w} FROM {srows} s JOIN main.{t} p ON {} WHERE {outside}
              UNION ALL
-             SELECT {pk}, p.{w} FROM temp.main.{TOMBSTONES} s JOIN main.{t} p ON {} WHERE {outside}",
+             SELECT {pk}, p.{w} FROM {stombs} s JOIN main.{t} p ON {} WHERE {outside}",
             on_rows.join(" AND "),
             on_tombs.join(" AND ")
         );
@@ -791,6 +813,7 @@ impl Backend for DuckDb {
     }
 
     fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
         let t = quote_ident(table);
         match step {
             Step::Create(columns) => {
@@ -827,9 +850,11 @@ impl Backend for DuckDb {
                 let (source, staging): (Vec<String>, &str) = match from {
                     KeysFrom::Tombstones => (
                         (0..key.len()).map(|i| format!("k{i}")).collect(),
-                        TOMBSTONES,
+                        stombs.as_str(),
                     ),
-                    KeysFrom::Rows(at) => (at.iter().map(|i| format!("c{i}")).collect(), ROWS),
+                    KeysFrom::Rows(at) => {
+                        (at.iter().map(|i| format!("c{i}")).collect(), srows.as_str())
+                    }
                 };
                 let on: Vec<String> = key
                     .iter()
@@ -838,7 +863,7 @@ impl Backend for DuckDb {
                     .collect();
                 self.run(
                     &format!(
-                        "DELETE FROM main.{t} USING (SELECT DISTINCT {} FROM temp.main.{staging}) s WHERE {}",
+                        "DELETE FROM main.{t} USING (SELECT DISTINCT {} FROM {staging}) s WHERE {}",
                         source.join(", "),
                         on.join(" AND ")
                     ),
@@ -852,7 +877,7 @@ impl Backend for DuckDb {
                 let cols: Vec<String> = (0..layout.loaded.len()).map(|i| format!("c{i}")).collect();
                 self.run(
                     &format!(
-                        "INSERT INTO main.{t} ({}) SELECT {} FROM temp.main.{ROWS}",
+                        "INSERT INTO main.{t} ({}) SELECT {} FROM {srows}",
                         ident_list(layout.loaded.iter().map(String::as_str), ""),
                         cols.join(", ")
                     ),

@@ -345,7 +345,8 @@ impl<B: Backend> Store<B> {
         table: &str,
         f: impl FnOnce(&mut B) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        self.backend.begin(txn, table)?;
+        let tables: &[&str] = if table.is_empty() { &[] } else { &[table] };
+        self.backend.begin(txn, tables)?;
         match f(&mut self.backend) {
             Ok(v) => {
                 if let Err(e) = self.backend.commit() {
@@ -473,7 +474,7 @@ impl<B: Backend> Store<B> {
         } = decision;
         let report = |staged: &Option<Staged>| staged.as_ref().map(|s| s.report.clone());
         if let Verdict::Replay(receipt) = verdict {
-            self.backend.stage_clear()?;
+            self.backend.stage_clear(job.contract.table())?;
             return Ok(Delivery {
                 receipt,
                 redecided: 0,
@@ -517,7 +518,7 @@ impl<B: Backend> Store<B> {
                 }
             }
         });
-        let cleared = self.backend.stage_clear();
+        let cleared = self.backend.stage_clear(&table);
         let receipt = outcome?;
         cleared?;
         Ok(Delivery {

@@ -124,8 +124,9 @@ pub trait Backend {
     /// Whether staged dates and datetimes arrive as the protocol's text (`YYYY-MM-DD`,
     /// `…+00:00`) rather than typed.
     const TEXT_TIMES: bool;
-    /// Opens a transaction; a `Write` one waits (bounded) for the table's write lock.
-    fn begin(&mut self, txn: Txn, table: &str) -> Result<(), StoreError>;
+    /// Opens a transaction; a `Write` one waits (bounded) for the write lock of `tables`
+    /// (sorted, so a backend locking table by table takes the locks in one fixed order).
+    fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError>;
     /// Commits; an error means nothing was committed.
     fn commit(&mut self) -> Result<(), StoreError>;
     /// Rolls back, ignoring errors (the transaction may already be gone).
@@ -145,20 +146,26 @@ pub trait Backend {
     fn tables(&mut self) -> Result<Vec<String>, StoreError>;
     /// The published table's columns in order; None when it does not exist.
     fn published_columns(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError>;
-    /// Creates the (private, empty) staging area for one delivery.
-    fn stage_create(&mut self, layout: &Layout) -> Result<(), StoreError>;
-    /// Stages a batch of rows and tombstones.
-    fn stage_batch(&mut self, layout: &Layout, batch: &Batch) -> Result<(), StoreError>;
-    /// Removes the staging area, if any.
-    fn stage_clear(&mut self) -> Result<(), StoreError>;
-    /// How many published rows lie outside the window with a staged key, and the first one's
-    /// key values followed by its window value.
+    /// Creates the (private, empty) staging area of one delivery to `table` (one per table:
+    /// the tables of a group are staged side by side).
+    fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError>;
+    /// Stages a batch of rows and tombstones for `table`.
+    fn stage_batch(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        batch: &Batch,
+    ) -> Result<(), StoreError>;
+    /// Removes the staging area of `table`, if any.
+    fn stage_clear(&mut self, table: &str) -> Result<(), StoreError>;
+    /// How many published rows lie outside the window with a key staged for `table`, and the
+    /// first one's key values followed by its window value.
     fn keys_outside(
         &mut self,
         table: &str,
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError>;
-    /// Executes one step of a plan on the published table.
+    /// Executes one step of a plan on the published table (from the table's staging area).
     fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError>;
     /// Stores `document` as the table's ledger (insert or replace).
     fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError>;

@@ -129,7 +129,8 @@ enum Msg {
 /// Reads the delivery once: checks every row (dogana-rows), hashes the bytes, and stages the
 /// rows. Call inside a transaction.
 pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, StoreError> {
-    backend.stage_clear()?;
+    let table = job.contract.table();
+    backend.stage_clear(table)?;
     let format = job.format()?;
     let file = File::open(&job.file)?;
     let options = job.options.rows_options();
@@ -199,12 +200,12 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
             let step = match msg {
                 Msg::Columns(columns) => {
                     let l = Plan::new(job, &columns).layout;
-                    let r = backend.stage_create(&l);
+                    let r = backend.stage_create(table, &l);
                     layout = Some(l);
                     r
                 }
                 Msg::Rows(batch) => match layout.as_ref() {
-                    Some(l) => backend.stage_batch(l, &batch),
+                    Some(l) => backend.stage_batch(table, l, &batch),
                     None => Ok(()),
                 },
             };
@@ -228,7 +229,7 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
             None => {
                 // no row was staged: the staging area exists all the same, empty
                 let l = Plan::new(job, &report.columns).layout;
-                backend.stage_create(&l)?;
+                backend.stage_create(table, &l)?;
                 l
             }
         };

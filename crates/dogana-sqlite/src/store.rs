@@ -15,8 +15,19 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::sql::sql_type;
 
-const ROWS: &str = "temp.dogana_stage_rows";
-const TOMBSTONES: &str = "temp.dogana_stage_tombstones";
+/// The TEMP tables staging a delivery to `table`: its live rows and its tombstones' keys.
+fn staging(table: &str) -> (String, String) {
+    (
+        format!(
+            "temp.{}",
+            quote_ident(&format!("dogana_stage_rows__{table}"))
+        ),
+        format!(
+            "temp.{}",
+            quote_ident(&format!("dogana_stage_tombstones__{table}"))
+        ),
+    )
+}
 
 /// The store's own tables and view; a contract's table may not be named like them.
 const SCHEMA: &str = r#"
@@ -405,7 +416,7 @@ fn staged_sql<'a>(v: Staged<'a>, buf: &'a mut String) -> ValueRef<'a> {
 impl Backend for Sqlite {
     const TEXT_TIMES: bool = true;
 
-    fn begin(&mut self, txn: Txn, _table: &str) -> Result<(), StoreError> {
+    fn begin(&mut self, txn: Txn, _tables: &[&str]) -> Result<(), StoreError> {
         let sql = match txn {
             Txn::Read => "BEGIN DEFERRED",
             Txn::Write if !self.write => {
@@ -510,7 +521,8 @@ impl Backend for Sqlite {
         Ok(if cols.is_empty() { None } else { Some(cols) })
     }
 
-    fn stage_create(&mut self, layout: &Layout) -> Result<(), StoreError> {
+    fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
         // columns without a declared type: values keep the storage class they are bound with
         let cols: Vec<String> = (0..layout.loaded.len()).map(|i| format!("c{i}")).collect();
         let keys: Vec<String> = (0..layout.key.len()).map(|i| format!("k{i}")).collect();
@@ -523,26 +535,32 @@ impl Backend for Sqlite {
         };
         self.conn
             .execute_batch(&format!(
-                "CREATE TABLE {ROWS} ({}); CREATE TABLE {TOMBSTONES} ({});",
+                "CREATE TABLE {srows} ({}); CREATE TABLE {stombs} ({});",
                 or_none(&cols, "c_none"),
                 or_none(&keys, "k_none")
             ))
             .sql()
     }
 
-    fn stage_batch(&mut self, layout: &Layout, batch: &Batch) -> Result<(), StoreError> {
+    fn stage_batch(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        batch: &Batch,
+    ) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
         let marks = |n: usize| vec!["?"; n.max(1)].join(", ");
         let mut rows = self
             .conn
             .prepare_cached(&format!(
-                "INSERT INTO {ROWS} VALUES ({})",
+                "INSERT INTO {srows} VALUES ({})",
                 marks(layout.loaded.len())
             ))
             .sql()?;
         let mut tombs = self
             .conn
             .prepare_cached(&format!(
-                "INSERT INTO {TOMBSTONES} VALUES ({})",
+                "INSERT INTO {stombs} VALUES ({})",
                 marks(layout.key.len())
             ))
             .sql()?;
@@ -562,10 +580,11 @@ impl Backend for Sqlite {
         Ok(())
     }
 
-    fn stage_clear(&mut self) -> Result<(), StoreError> {
+    fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
         self.conn
             .execute_batch(&format!(
-                "DROP TABLE IF EXISTS {ROWS}; DROP TABLE IF EXISTS {TOMBSTONES};"
+                "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};"
             ))
             .sql()
     }
@@ -575,6 +594,7 @@ impl Backend for Sqlite {
         table: &str,
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
+        let (srows, stombs) = staging(table);
         let t = quote_ident(table);
         let w = quote_ident(q.column);
         let on_rows: Vec<String> = q
@@ -592,9 +612,9 @@ impl Backend for Sqlite {
         let pk = ident_list(q.key.iter().map(String::as_str), "p.");
         let outside = format!("(p.{w} IS NULL OR p.{w} < ?1 OR p.{w} > ?2)");
         let hits = format!(
-            "SELECT {pk}, p.{w} FROM {ROWS} s JOIN main.{t} p ON {} WHERE {outside}
+            "SELECT {pk}, p.{w} FROM {srows} s JOIN main.{t} p ON {} WHERE {outside}
              UNION ALL
-             SELECT {pk}, p.{w} FROM {TOMBSTONES} s JOIN main.{t} p ON {} WHERE {outside}",
+             SELECT {pk}, p.{w} FROM {stombs} s JOIN main.{t} p ON {} WHERE {outside}",
             on_rows.join(" AND "),
             on_tombs.join(" AND ")
         );
@@ -624,6 +644,7 @@ impl Backend for Sqlite {
     }
 
     fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
         let t = quote_ident(table);
         match step {
             Step::Create(columns) => self.create_table(table, columns).sql(),
@@ -671,9 +692,11 @@ impl Backend for Sqlite {
                 let (source, staging): (Vec<String>, &str) = match from {
                     KeysFrom::Tombstones => (
                         (0..key.len()).map(|i| format!("k{i}")).collect(),
-                        TOMBSTONES,
+                        stombs.as_str(),
                     ),
-                    KeysFrom::Rows(at) => (at.iter().map(|i| format!("c{i}")).collect(), ROWS),
+                    KeysFrom::Rows(at) => {
+                        (at.iter().map(|i| format!("c{i}")).collect(), srows.as_str())
+                    }
                 };
                 self.conn
                     .execute(
@@ -695,7 +718,7 @@ impl Backend for Sqlite {
                 self.conn
                     .execute(
                         &format!(
-                            "INSERT INTO main.{t} ({}) SELECT {} FROM {ROWS}",
+                            "INSERT INTO main.{t} ({}) SELECT {} FROM {srows}",
                             ident_list(layout.loaded.iter().map(String::as_str), ""),
                             cols.join(", ")
                         ),
