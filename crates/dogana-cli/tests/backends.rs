@@ -71,6 +71,7 @@ fn manifests(work: &Work) {
 }
 
 /// Everything the receiver commands print for one store, the store's name replaced by STORE.
+#[cfg(feature = "duckdb")]
 fn session(work: &Work, store: &str) -> String {
     let mut out = String::new();
     let mut run = |args: &[&str], code: i32| {
