@@ -6,7 +6,9 @@
 
 mod common;
 
-use common::{refused, text, Work};
+#[cfg(feature = "duckdb")]
+use common::text;
+use common::{refused, Work};
 
 const SUNDAY: &str = "\
 id,order_date,updated_at,amount,deleted
