@@ -1,0 +1,1088 @@
+//! The lake behind the engine's port.
+//!
+//! A transaction reads each table's pointer once (its snapshot is immutable, so a read is one
+//! committed state). `begin(Write, tables)` takes each table's write lease by one conditional
+//! write of its pointer, which raises the pointer's fence (`store.lease.pointer-fence`).
+//! Steps change an in-memory copy of the snapshot: untouched parts stay references
+//! (`pass-carries-untouched`); a deletion rewrites only the parts holding a deleted row
+//! (copy-on-write by part). `commit` writes the new parts, the receipt, its replay index
+//! entry and the snapshot manifest, each under a key no other writer uses, then publishes
+//! them with ONE conditional write of the pointer, conditioned on the version the lease
+//! acquisition wrote, which also releases the lease. Nothing before that write is reachable,
+//! so rows, ledger and receipt appear together or not at all.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use chrono::Utc;
+use dogana::{Outcome, Receipt, Value, Wire};
+use dogana_receiver::{
+    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
+    StoreError, Txn,
+};
+
+use crate::layout::{
+    self, by_manifest_key, by_manifest_prefix, check_format, is_canonical_v4,
+    parse_by_manifest_key, parse_receipt_key, pointer_key, receipt_key, receipt_seq_prefix,
+    receipts_prefix, table_dir, table_of_dir, ColumnDef, Lease, PartRef, Pointer, ReceiptObject,
+    ReceiptRef, SnapshotManifest,
+};
+use crate::objects::{Root, Version, Versioned};
+use crate::parts;
+use crate::LakeError;
+
+/// The key of the store's identity.
+pub const STORE_ID: &str = "store-id";
+
+/// How the lake writes and waits.
+#[derive(Debug, Clone)]
+pub struct LakeOptions {
+    /// How long a write lease lasts after its acquisition, by the storage's clock.
+    pub lease_ttl: Duration,
+    /// How long `begin(Write)` waits for another writer's lease before [`LakeError::LeaseHeld`].
+    pub lock_wait: Duration,
+}
+
+impl Default for LakeOptions {
+    fn default() -> Self {
+        LakeOptions {
+            lease_ttl: Duration::from_secs(60),
+            lock_wait: Duration::from_secs(60),
+        }
+    }
+}
+
+/// A table's published state as an outside reader needs it: its columns, its Parquet parts
+/// and its ledger document.
+pub type Published = (Vec<ColumnDef>, Vec<PartRef>, Option<String>);
+
+/// A part of the working snapshot.
+#[derive(Debug, Clone)]
+enum Part {
+    /// A part of the head snapshot, carried by reference.
+    Ref(PartRef),
+    /// Rows to write as a new part at commit.
+    Rows(Vec<Vec<Datum>>),
+}
+
+/// One table as a transaction sees and changes it.
+#[derive(Debug, Clone)]
+struct TableTxn {
+    /// The pointer as read (or as the lease acquisition wrote it).
+    pointer: Option<(Pointer, Version)>,
+    /// The head snapshot's key.
+    head_key: Option<String>,
+    /// The lease this transaction holds: its fence.
+    fence: Option<u64>,
+    columns: Option<Vec<ColumnDef>>,
+    parts: Vec<Part>,
+    ledger: Option<String>,
+    receipts: u64,
+    accepted: u64,
+    receipt: Option<ReceiptObject>,
+    dirty: bool,
+}
+
+/// A staging area: the staged rows and tombstones of one delivery, in memory.
+#[derive(Debug, Clone, Default)]
+struct StagedRows {
+    rows: Vec<Vec<Datum>>,
+    tombstones: Vec<Vec<Datum>>,
+}
+
+/// The lake store: one root, the engine's [`Backend`].
+#[derive(Debug)]
+pub struct Lake {
+    root: Root,
+    options: LakeOptions,
+    write: bool,
+    txn: Option<Txn>,
+    tables: BTreeMap<String, TableTxn>,
+    staged: HashMap<String, StagedRows>,
+    holder: String,
+}
+
+fn staged_datum(v: Staged<'_>) -> Datum {
+    match v {
+        Staged::Null => Datum::Null,
+        Staged::Int(i) => Datum::Int(i),
+        Staged::Real(x) => Datum::Real(x),
+        Staged::Bool(b) => Datum::Bool(b),
+        Staged::Text(s) => Datum::Text(s.to_owned()),
+        Staged::Date(d) => Datum::Date(d),
+        Staged::Datetime(t) => Datum::Datetime(t),
+    }
+}
+
+/// A key's values as one comparable text.
+fn key_text(values: impl Iterator<Item = Datum>) -> String {
+    let mut s = String::new();
+    for v in values {
+        s.push_str(&format!("{v:?}"));
+        s.push('\u{0}');
+    }
+    s
+}
+
+/// `a` against a window bound, for values of one type (None: incomparable, NULL).
+fn compare(a: &Datum, b: &Datum) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (Datum::Int(x), Datum::Int(y)) => Some(x.cmp(y)),
+        (Datum::Real(x), Datum::Real(y)) => x.partial_cmp(y),
+        (Datum::Int(x), Datum::Real(y)) => (*x as f64).partial_cmp(y),
+        (Datum::Real(x), Datum::Int(y)) => x.partial_cmp(&(*y as f64)),
+        (Datum::Text(x), Datum::Text(y)) => Some(x.cmp(y)),
+        (Datum::Date(x), Datum::Date(y)) => Some(x.cmp(y)),
+        (Datum::Datetime(x), Datum::Datetime(y)) => Some(x.cmp(y)),
+        (Datum::Bool(x), Datum::Bool(y)) => Some(x.cmp(y)),
+        _ => None,
+    }
+}
+
+fn in_window(v: &Datum, low: &Value, high: &Value) -> bool {
+    let (lo, hi) = (Datum::of_value(low, false), Datum::of_value(high, false));
+    matches!(compare(v, &lo), Some(o) if o.is_ge())
+        && matches!(compare(v, &hi), Some(o) if o.is_le())
+}
+
+fn corrupt(m: impl Into<String>) -> StoreError {
+    StoreError::Corrupt(m.into())
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<Bytes, StoreError> {
+    serde_json::to_vec(v)
+        .map(Bytes::from)
+        .map_err(|e| StoreError::backend("lake", e))
+}
+
+fn parse<T: serde::de::DeserializeOwned>(key: &str, b: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(b).map_err(|e| corrupt(format!("{key} does not read back: {e}")))
+}
+
+/// Reads a manifest's `format_version` before its fields, so a newer major is refused by
+/// name rather than as a document that does not parse.
+fn checked<T: serde::de::DeserializeOwned>(key: &str, b: &[u8]) -> Result<T, StoreError> {
+    let v: serde_json::Value = parse(key, b)?;
+    check_format(key, v.get("format_version").and_then(|f| f.as_str()))?;
+    serde_json::from_value(v).map_err(|e| corrupt(format!("{key} does not read back: {e}")))
+}
+
+impl Lake {
+    /// Opens the store at `root` (a URL or a directory). For writing, the store is created
+    /// when absent, its conditional writes are probed (`store.probe.inconclusive`,
+    /// `topology.coordinate.weak-backend`) and its identity is created once and kept
+    /// (`store.init.store-identity`); a reader changes nothing and refuses a root without an
+    /// identity.
+    pub fn open_root(root: Root, options: LakeOptions, write: bool) -> Result<Lake, StoreError> {
+        let lake = Lake {
+            root,
+            options,
+            write,
+            txn: None,
+            tables: BTreeMap::new(),
+            staged: HashMap::new(),
+            holder: format!(
+                "pid {} ({})",
+                std::process::id(),
+                &uuid::Uuid::new_v4().simple().to_string()[..12]
+            ),
+        };
+        if write {
+            lake.probe()?;
+            if lake.root.get(STORE_ID)?.is_none() {
+                let id = uuid::Uuid::new_v4().hyphenated().to_string();
+                lake.root.create(STORE_ID, Bytes::from(id))?;
+            }
+        }
+        lake.store_id()?;
+        Ok(lake)
+    }
+
+    /// The store's identity: the canonical v4 UUID in `store-id`
+    /// (`store.init.identity-invalid`: anything else is [`LakeError::StoreIdentityInvalid`]).
+    pub fn store_id(&self) -> Result<String, StoreError> {
+        let Some(b) = self.root.get(STORE_ID)? else {
+            return Err(StoreError::NotAStore(format!(
+                "{} has no {STORE_ID}: not a dogana lake store",
+                self.root.url()
+            )));
+        };
+        let text = String::from_utf8_lossy(&b);
+        let id = text.strip_suffix('\n').unwrap_or(&text);
+        if !is_canonical_v4(id) {
+            return Err(LakeError::StoreIdentityInvalid {
+                path: format!("{}/{STORE_ID}", self.root.url()),
+                found: id.chars().take(80).collect(),
+            }
+            .into());
+        }
+        Ok(id.to_owned())
+    }
+
+    /// The root.
+    pub fn root(&self) -> &Root {
+        &self.root
+    }
+
+    /// Demonstrates conditional create and replace on a key of its own.
+    fn probe(&self) -> Result<(), StoreError> {
+        let key = format!("_probe/{}", uuid::Uuid::new_v4().simple());
+        let url = self.root.url().to_owned();
+        let inconclusive = |step: &'static str, e: LakeError| LakeError::SyncProbeInconclusive {
+            root: url.clone(),
+            step,
+            reason: e.to_string(),
+        };
+        let weak = |ignored: &'static str| LakeError::WeakConditionalBackend {
+            root: url.clone(),
+            ignored,
+        };
+        let result = (|| -> Result<(), LakeError> {
+            let v1 = self
+                .root
+                .put_versioned(&key, Bytes::from_static(b"1"), None)
+                .map_err(|e| inconclusive("conditional create", e))?
+                .ok_or_else(|| {
+                    inconclusive(
+                        "conditional create",
+                        LakeError::Root("a new key reads as existing".into()),
+                    )
+                })?;
+            let again = self
+                .root
+                .put_versioned(&key, Bytes::from_static(b"2"), None)
+                .map_err(|e| inconclusive("second conditional create", e))?;
+            if again.is_some() {
+                return Err(weak("If-None-Match (a second create of one key succeeded)"));
+            }
+            let v2 = self
+                .root
+                .put_versioned(&key, Bytes::from_static(b"3"), Some(&v1))
+                .map_err(|e| inconclusive("conditional replace", e))?;
+            if v2.is_none() {
+                return Err(inconclusive(
+                    "conditional replace",
+                    LakeError::Root("a replace on the current version lost its condition".into()),
+                ));
+            }
+            let stale = self
+                .root
+                .put_versioned(&key, Bytes::from_static(b"4"), Some(&v1))
+                .map_err(|e| inconclusive("stale conditional replace", e))?;
+            if stale.is_some() {
+                return Err(weak("If-Match (a replace on a stale version succeeded)"));
+            }
+            Ok(())
+        })();
+        let _ = self.root.delete_versioned(&key);
+        result.map_err(StoreError::from)
+    }
+
+    fn read_pointer(&self, table: &str) -> Result<Option<(Pointer, Versioned)>, StoreError> {
+        let key = pointer_key(table);
+        match self.root.get_versioned(&key)? {
+            None => Ok(None),
+            Some(v) => Ok(Some((checked(&key, &v.bytes)?, v))),
+        }
+    }
+
+    fn load(
+        &self,
+        table: &str,
+        pointer: Option<(Pointer, Version)>,
+    ) -> Result<TableTxn, StoreError> {
+        let mut t = TableTxn {
+            head_key: pointer.as_ref().and_then(|(p, _)| p.snapshot.clone()),
+            pointer,
+            fence: None,
+            columns: None,
+            parts: Vec::new(),
+            ledger: None,
+            receipts: 0,
+            accepted: 0,
+            receipt: None,
+            dirty: false,
+        };
+        if let Some(key) = &t.head_key {
+            let b = self.root.get(key)?.ok_or_else(|| {
+                corrupt(format!(
+                    "the pointer of {table:?} names {key}, which is missing"
+                ))
+            })?;
+            let s: SnapshotManifest = checked(key, &b)?;
+            t.columns = s.columns;
+            t.parts = s.parts.into_iter().map(Part::Ref).collect();
+            t.ledger = s.ledger;
+            t.receipts = s.receipts;
+            t.accepted = s.accepted;
+        }
+        Ok(t)
+    }
+
+    /// The table as this transaction sees it (read on first use).
+    fn table(&mut self, table: &str) -> Result<&mut TableTxn, StoreError> {
+        if self.txn.is_none() {
+            return Err(corrupt("the lake was used outside a transaction"));
+        }
+        if !self.tables.contains_key(table) {
+            let p = self.read_pointer(table)?.map(|(p, v)| (p, v.version));
+            let t = self.load(table, p)?;
+            self.tables.insert(table.to_owned(), t);
+        }
+        Ok(self.tables.get_mut(table).expect("inserted above"))
+    }
+
+    /// Takes the write lease of `table`: one conditional write of its pointer assigning the
+    /// holder and raising the fence (`store.lease.acquire`, `store.lease.pointer-fence`).
+    fn acquire(&self, table: &str) -> Result<TableTxn, StoreError> {
+        let key = pointer_key(table);
+        let deadline = Instant::now() + self.options.lock_wait;
+        let mut pause = Duration::from_millis(2);
+        loop {
+            let current = self.read_pointer(table)?;
+            let lease = Lease {
+                holder: self.holder.clone(),
+                ttl_ms: self.options.lease_ttl.as_millis() as u64,
+            };
+            let (next, expect) = match &current {
+                None => (
+                    Pointer {
+                        format_version: layout::format_text(),
+                        snapshot: None,
+                        fence: 1,
+                        lease: Some(lease),
+                    },
+                    None,
+                ),
+                Some((p, v)) => {
+                    if let Some(held) = &p.lease {
+                        let expires = v.modified
+                            + chrono::Duration::milliseconds(
+                                held.ttl_ms.min(i64::MAX as u64) as i64
+                            );
+                        if Utc::now() < expires {
+                            // rule: store.lease.held
+                            if Instant::now() >= deadline {
+                                return Err(LakeError::LeaseHeld {
+                                    table: table.to_owned(),
+                                    holder: held.holder.clone(),
+                                    expires: expires.to_rfc3339(),
+                                }
+                                .into());
+                            }
+                            std::thread::sleep(pause);
+                            pause = (pause * 2).min(Duration::from_millis(50));
+                            continue;
+                        }
+                    }
+                    (
+                        Pointer {
+                            format_version: layout::format_text(),
+                            snapshot: p.snapshot.clone(),
+                            fence: p.fence + 1,
+                            lease: Some(lease),
+                        },
+                        Some(v.version.clone()),
+                    )
+                }
+            };
+            if let Some(version) = self
+                .root
+                .put_versioned(&key, json(&next)?, expect.as_ref())?
+            {
+                let fence = next.fence;
+                let mut t = self.load(table, Some((next, version)))?;
+                t.fence = Some(fence);
+                return Ok(t);
+            }
+            // another writer's acquisition landed first: read again
+        }
+    }
+
+    /// Releases the write lease this handle holds on `table`, keeping the fence
+    /// (`topology.coordinate.fence-advances`). A lease another holder holds, or one a later
+    /// acquisition fenced past, raises [`LakeError::LeaseNotHeld`] and changes nothing
+    /// (`store.lease.not-held`).
+    fn release(&self, table: &str, t: &TableTxn) -> Result<(), StoreError> {
+        let (Some((p, version)), Some(fence)) = (&t.pointer, t.fence) else {
+            return Ok(());
+        };
+        let next = Pointer {
+            lease: None,
+            ..p.clone()
+        };
+        debug_assert_eq!(next.fence, fence);
+        match self
+            .root
+            .put_versioned(&pointer_key(table), json(&next)?, Some(version))?
+        {
+            Some(_) => Ok(()),
+            None => {
+                let holder = self
+                    .read_pointer(table)?
+                    .and_then(|(p, _)| p.lease.map(|l| l.holder))
+                    .unwrap_or_else(|| "nobody".into());
+                Err(LakeError::LeaseNotHeld {
+                    table: table.to_owned(),
+                    holder,
+                }
+                .into())
+            }
+        }
+    }
+
+    /// Publishes the table's working snapshot: the new parts, the receipt and its replay
+    /// entry, the manifest, then the pointer, conditioned on the acquisition's version
+    /// (`store.fold.pointer-commit`, `store.lease.stale-fence`).
+    fn publish(&self, table: &str, t: &TableTxn) -> Result<(), StoreError> {
+        let fence = t
+            .fence
+            .ok_or_else(|| corrupt(format!("{table:?} was changed without its lease")))?;
+        let (pointer, version) = t
+            .pointer
+            .as_ref()
+            .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        let dir = table_dir(table);
+        let columns = t.columns.clone();
+        let mut parts: Vec<PartRef> = Vec::with_capacity(t.parts.len());
+        let mut pending: Vec<Vec<Datum>> = Vec::new();
+        let flush =
+            |pending: &mut Vec<Vec<Datum>>, parts: &mut Vec<PartRef>| -> Result<(), StoreError> {
+                if pending.is_empty() {
+                    return Ok(());
+                }
+                let cols = columns
+                    .as_deref()
+                    .ok_or_else(|| corrupt(format!("rows for {table:?}, which has no columns")))?;
+                let bytes = parts::encode(cols, pending)?;
+                let path = format!(
+                    "tables/{dir}/parts/{}.parquet",
+                    uuid::Uuid::new_v4().simple()
+                );
+                let size = bytes.len() as u64;
+                self.root.put(&path, bytes)?;
+                parts.push(PartRef {
+                    path,
+                    rows: pending.len() as u64,
+                    bytes: size,
+                });
+                pending.clear();
+                Ok(())
+            };
+        for part in &t.parts {
+            match part {
+                Part::Ref(r) => {
+                    flush(&mut pending, &mut parts)?;
+                    parts.push(r.clone());
+                }
+                Part::Rows(rows) => pending.extend(rows.iter().cloned()),
+            }
+        }
+        flush(&mut pending, &mut parts)?;
+        if let Some(r) = &t.receipt {
+            self.root
+                .put(&receipt_key(table, r.seq, r.fence), json(r)?)?;
+            if r.outcome == "accepted" {
+                self.root.put(
+                    &by_manifest_key(table, &r.manifest_identity, r.seq, r.fence),
+                    Bytes::new(),
+                )?;
+            }
+        }
+        let key = format!(
+            "tables/{dir}/snapshots/{fence:020}-{}.json",
+            uuid::Uuid::new_v4().simple()
+        );
+        let manifest = SnapshotManifest {
+            format_version: Some(layout::format_text()),
+            table: table.to_owned(),
+            parent: t.head_key.clone(),
+            fence,
+            created_at: Utc::now().to_rfc3339(),
+            columns,
+            parts,
+            ledger: t.ledger.clone(),
+            receipts: t.receipts,
+            accepted: t.accepted,
+            receipt: t.receipt.as_ref().map(|r| ReceiptRef {
+                seq: r.seq,
+                fence: r.fence,
+            }),
+        };
+        self.root.put(&key, json(&manifest)?)?;
+        let next = Pointer {
+            format_version: layout::format_text(),
+            snapshot: Some(key),
+            fence,
+            lease: None,
+        };
+        debug_assert_eq!(pointer.fence, fence);
+        match self
+            .root
+            .put_versioned(&pointer_key(table), json(&next)?, Some(version))?
+        {
+            Some(_) => Ok(()),
+            None => {
+                // rule: store.lease.stale-fence — the head is fenced past us
+                let current = self.read_pointer(table)?.map(|(p, _)| p.fence).unwrap_or(0);
+                Err(LakeError::LeaseFenced {
+                    table: table.to_owned(),
+                    fence,
+                    current,
+                }
+                .into())
+            }
+        }
+    }
+
+    /// Every row of the working table, part by part.
+    fn rows_of(&self, t: &TableTxn) -> Result<Vec<Vec<Datum>>, StoreError> {
+        let mut out = Vec::new();
+        for p in &t.parts {
+            out.extend(self.part_rows(t, p)?);
+        }
+        Ok(out)
+    }
+
+    fn part_rows(&self, t: &TableTxn, p: &Part) -> Result<Vec<Vec<Datum>>, StoreError> {
+        match p {
+            Part::Rows(r) => Ok(r.clone()),
+            Part::Ref(r) => {
+                let cols = t
+                    .columns
+                    .as_deref()
+                    .ok_or_else(|| corrupt("a part in a table without columns"))?;
+                let b = self
+                    .root
+                    .get(&r.path)?
+                    .ok_or_else(|| corrupt(format!("part {} is missing", r.path)))?;
+                parts::decode(cols, b)
+            }
+        }
+    }
+
+    /// Removes the rows `gone` selects, rewriting only the parts that hold one.
+    fn delete_where(
+        &mut self,
+        table: &str,
+        gone: impl Fn(&[Datum]) -> bool,
+    ) -> Result<(), StoreError> {
+        let t = self
+            .tables
+            .get(table)
+            .cloned()
+            .ok_or_else(|| corrupt("no table"))?;
+        let mut parts = Vec::with_capacity(t.parts.len());
+        let mut changed = false;
+        for p in &t.parts {
+            let rows = self.part_rows(&t, p)?;
+            let before = rows.len();
+            let kept: Vec<Vec<Datum>> = rows.into_iter().filter(|r| !gone(r)).collect();
+            if kept.len() == before {
+                parts.push(p.clone()); // rule: store.fold.carry-by-reference
+            } else {
+                changed = true;
+                if !kept.is_empty() {
+                    parts.push(Part::Rows(kept));
+                }
+            }
+        }
+        let t = self.table(table)?;
+        if changed {
+            t.parts = parts;
+            t.dirty = true;
+        }
+        Ok(())
+    }
+
+    fn col_index(&self, table: &str, name: &str) -> Result<usize, StoreError> {
+        self.tables
+            .get(table)
+            .and_then(|t| t.columns.as_ref())
+            .and_then(|c| c.iter().position(|c| c.name == name))
+            .ok_or_else(|| corrupt(format!("table {table:?} has no column {name:?}")))
+    }
+
+    /// The published receipt at `seq`: the object of the highest fence there.
+    fn receipt_at(&self, table: &str, seq: u64) -> Result<Option<(u64, String)>, StoreError> {
+        let fence = self
+            .root
+            .list(&receipt_seq_prefix(table, seq))?
+            .iter()
+            .filter_map(|k| parse_receipt_key(k))
+            .filter(|(s, _)| *s == seq)
+            .map(|(_, f)| f)
+            .max();
+        Ok(fence.map(|f| (f, receipt_key(table, seq, f))))
+    }
+
+    /// The published state of `table`, as a reader of the store sees it now: its columns and
+    /// the keys of its Parquet parts (for outside readers, [`crate::sql`]).
+    pub fn published(&self, table: &str) -> Result<Option<Published>, StoreError> {
+        let p = self.read_pointer(table)?.map(|(p, v)| (p, v.version));
+        let t = self.load(table, p)?;
+        Ok(t.columns.map(|c| {
+            (
+                c,
+                t.parts
+                    .into_iter()
+                    .filter_map(|p| match p {
+                        Part::Ref(r) => Some(r),
+                        Part::Rows(_) => None,
+                    })
+                    .collect(),
+                t.ledger,
+            )
+        }))
+    }
+
+    /// The write lease's fence this handle holds on `table` in the open transaction.
+    pub fn held_fence(&self, table: &str) -> Option<u64> {
+        self.tables.get(table).and_then(|t| t.fence)
+    }
+
+    /// A second handle on the same root (its own runtime and holder id).
+    pub fn try_clone(&self) -> Result<Lake, StoreError> {
+        Ok(Lake {
+            root: self.root.reopen()?,
+            options: self.options.clone(),
+            write: self.write,
+            txn: None,
+            tables: BTreeMap::new(),
+            staged: HashMap::new(),
+            holder: format!(
+                "pid {} ({})",
+                std::process::id(),
+                &uuid::Uuid::new_v4().simple().to_string()[..12]
+            ),
+        })
+    }
+
+    /// Changes the open write transaction's copy of `table` (the harness's damage).
+    pub(crate) fn with_table<T>(
+        &mut self,
+        table: &str,
+        f: impl FnOnce(&mut Vec<Vec<Datum>>, &mut Option<Vec<ColumnDef>>, &mut Option<String>) -> T,
+    ) -> Result<T, StoreError> {
+        let t = self
+            .tables
+            .get(table)
+            .cloned()
+            .ok_or_else(|| corrupt("no table"))?;
+        let mut rows = if t.columns.is_some() {
+            self.rows_of(&t)?
+        } else {
+            Vec::new()
+        };
+        let t = self.table(table)?;
+        let out = f(&mut rows, &mut t.columns, &mut t.ledger);
+        t.parts = vec![Part::Rows(rows)];
+        t.dirty = true;
+        Ok(out)
+    }
+}
+
+impl Open for Lake {
+    type Options = LakeOptions;
+
+    fn open(path: &Path, options: &LakeOptions, write: bool) -> Result<Lake, StoreError> {
+        let spec = path
+            .to_str()
+            .ok_or_else(|| LakeError::Root(format!("{} is not UTF-8", path.display())))?;
+        if !write && !spec.contains("://") && !path.exists() {
+            return Err(StoreError::NotAStore(format!("{spec} does not exist")));
+        }
+        let root = Root::open(spec)?;
+        Lake::open_root(root, options.clone(), write)
+    }
+}
+
+impl Backend for Lake {
+    const TEXT_TIMES: bool = false;
+
+    fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
+        self.tables.clear();
+        if txn == Txn::Write {
+            if !self.write {
+                return Err(StoreError::Unavailable(format!(
+                    "{} is open for reading only",
+                    self.root.url()
+                )));
+            }
+            let mut sorted: Vec<&str> = tables.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            for table in sorted {
+                match self.acquire(table) {
+                    Ok(t) => {
+                        self.tables.insert(table.to_owned(), t);
+                    }
+                    Err(e) => {
+                        self.txn = Some(txn);
+                        self.rollback();
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        self.txn = Some(txn);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        let tables = std::mem::take(&mut self.tables);
+        self.txn = None;
+        let mut first_err = None;
+        for (name, t) in &tables {
+            if t.fence.is_none() {
+                continue;
+            }
+            let r = if first_err.is_some() {
+                self.release(name, t).or(Ok(()))
+            } else if t.dirty {
+                self.publish(name, t)
+            } else {
+                // nothing to publish: a lease lost meanwhile changes nothing either
+                self.release(name, t).or(Ok(()))
+            };
+            if let Err(e) = r {
+                first_err = Some(e);
+            }
+        }
+        match first_err {
+            None => Ok(()),
+            Some(e) => Err(e),
+        }
+    }
+
+    fn rollback(&mut self) {
+        let tables = std::mem::take(&mut self.tables);
+        self.txn = None;
+        for (name, t) in &tables {
+            let _ = self.release(name, t);
+        }
+    }
+
+    fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.table(table)?.ledger.clone())
+    }
+
+    fn accepted_receipt(
+        &mut self,
+        table: &str,
+        manifest: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let published = self.table(table)?.receipts;
+        let mut entries: Vec<(u64, u64)> = self
+            .root
+            .list(&by_manifest_prefix(table, manifest))?
+            .iter()
+            .filter_map(|k| parse_by_manifest_key(k))
+            .filter(|(seq, _)| *seq <= published)
+            .collect();
+        entries.sort_unstable();
+        for (seq, fence) in entries {
+            let Some((f, key)) = self.receipt_at(table, seq)? else {
+                continue;
+            };
+            if f != fence {
+                continue; // an unpublished writer's entry
+            }
+            let Some(b) = self.root.get(&key)? else {
+                continue;
+            };
+            let r: ReceiptObject = parse(&key, &b)?;
+            if r.outcome == "accepted" && r.manifest_identity == manifest {
+                return Ok(Some(r.document));
+            }
+        }
+        Ok(None)
+    }
+
+    fn receipts(&mut self, table: &str) -> Result<Vec<ReceiptRow>, StoreError> {
+        let published = self.table(table)?.receipts;
+        let mut best: BTreeMap<u64, u64> = BTreeMap::new();
+        for (seq, fence) in self
+            .root
+            .list(&receipts_prefix(table))?
+            .iter()
+            .filter_map(|k| parse_receipt_key(k))
+        {
+            if seq <= published {
+                let f = best.entry(seq).or_insert(fence);
+                *f = (*f).max(fence);
+            }
+        }
+        let mut out = Vec::with_capacity(best.len());
+        for (seq, fence) in best {
+            let key = receipt_key(table, seq, fence);
+            let Some(b) = self.root.get(&key)? else {
+                continue;
+            };
+            let r: ReceiptObject = parse(&key, &b)?;
+            out.push(ReceiptRow {
+                seq: r.seq as i64,
+                identity: r.identity,
+                manifest_identity: r.manifest_identity,
+                outcome: r.outcome,
+                accepted_order: r.accepted_order.map(|o| o as i64),
+                document: r.document,
+            });
+        }
+        Ok(out)
+    }
+
+    fn tables(&mut self) -> Result<Vec<String>, StoreError> {
+        let mut out = Vec::new();
+        for dir in self.root.list_dirs("tables")? {
+            let Some(name) = table_of_dir(&dir) else {
+                continue;
+            };
+            let t = self.table(&name)?;
+            if t.ledger.is_some() || t.receipts > 0 {
+                out.push(name);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn published_columns(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        Ok(self
+            .table(table)?
+            .columns
+            .as_ref()
+            .map(|c| c.iter().map(|c| c.name.clone()).collect()))
+    }
+
+    fn stage_create(&mut self, table: &str, _layout: &Layout) -> Result<(), StoreError> {
+        self.staged.insert(table.to_owned(), StagedRows::default());
+        Ok(())
+    }
+
+    fn stage_batch(
+        &mut self,
+        table: &str,
+        _layout: &Layout,
+        batch: &Batch,
+    ) -> Result<(), StoreError> {
+        let s = self
+            .staged
+            .get_mut(table)
+            .ok_or_else(|| corrupt(format!("no staging area for {table:?}")))?;
+        for row in batch.rows() {
+            let values: Vec<Datum> = (0..row.len()).map(|i| staged_datum(row.get(i))).collect();
+            if row.tombstone {
+                s.tombstones.push(values);
+            } else {
+                s.rows.push(values);
+            }
+        }
+        Ok(())
+    }
+
+    fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
+        self.staged.remove(table);
+        Ok(())
+    }
+
+    fn keys_outside(
+        &mut self,
+        table: &str,
+        q: &KeysOutside<'_>,
+    ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
+        self.table(table)?;
+        let key_at: Vec<usize> = q
+            .key
+            .iter()
+            .map(|k| self.col_index(table, k))
+            .collect::<Result<_, _>>()?;
+        let w = self.col_index(table, q.column)?;
+        let t = self
+            .tables
+            .get(table)
+            .cloned()
+            .ok_or_else(|| corrupt("no table"))?;
+        // published rows outside the window, by key
+        let mut outside: HashMap<String, Vec<Vec<Datum>>> = HashMap::new();
+        for r in self.rows_of(&t)? {
+            if r[w] == Datum::Null || !in_window(&r[w], &q.window.low, &q.window.high) {
+                let k = key_text(key_at.iter().map(|i| r[*i].clone()));
+                let mut hit: Vec<Datum> = key_at.iter().map(|i| r[*i].clone()).collect();
+                hit.push(r[w].clone());
+                outside.entry(k).or_default().push(hit);
+            }
+        }
+        let empty = StagedRows::default();
+        let s = self.staged.get(table).unwrap_or(&empty);
+        let mut count = 0u64;
+        let mut first = None;
+        let staged_keys = s
+            .rows
+            .iter()
+            .map(|r| key_text(q.staged_key.iter().map(|i| r[*i].clone())))
+            .chain(s.tombstones.iter().map(|r| key_text(r.iter().cloned())));
+        for k in staged_keys {
+            if let Some(hits) = outside.get(&k) {
+                count += hits.len() as u64;
+                if first.is_none() {
+                    first = hits.first().cloned();
+                }
+            }
+        }
+        Ok((count, first))
+    }
+
+    fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
+        self.table(table)?;
+        match step {
+            Step::Create(columns) => {
+                let t = self.table(table)?;
+                t.columns = Some(
+                    columns
+                        .iter()
+                        .map(|c: &Column| ColumnDef {
+                            name: c.name.clone(),
+                            ty: c.ty.clone(),
+                            key: c.key,
+                        })
+                        .collect(),
+                );
+                t.parts.clear();
+                t.dirty = true;
+            }
+            Step::Drop => {
+                let t = self.table(table)?;
+                t.columns = None;
+                t.parts.clear();
+                t.dirty = true;
+            }
+            Step::BeginBulk(_) | Step::Indexes(_) => {}
+            Step::DeleteAll => {
+                let t = self.table(table)?;
+                t.parts.clear();
+                t.dirty = true;
+            }
+            Step::DeleteWindow(column, window) => {
+                let w = self.col_index(table, column)?;
+                let (low, high) = (window.low.clone(), window.high.clone());
+                self.delete_where(table, |r| in_window(&r[w], &low, &high))?;
+            }
+            Step::DeleteKeys(key, from) => {
+                let at: Vec<usize> = key
+                    .iter()
+                    .map(|k| self.col_index(table, k))
+                    .collect::<Result<_, _>>()?;
+                let empty = StagedRows::default();
+                let s = self.staged.get(table).unwrap_or(&empty);
+                let keys: HashSet<String> = match from {
+                    KeysFrom::Rows(staged_at) => s
+                        .rows
+                        .iter()
+                        .map(|r| key_text(staged_at.iter().map(|i| r[*i].clone())))
+                        .collect(),
+                    KeysFrom::Tombstones => s
+                        .tombstones
+                        .iter()
+                        .map(|r| key_text(r.iter().cloned()))
+                        .collect(),
+                };
+                if !keys.is_empty() {
+                    self.delete_where(table, |r| {
+                        keys.contains(&key_text(at.iter().map(|i| r[*i].clone())))
+                    })?;
+                }
+            }
+            Step::InsertStaged(layout) => {
+                let cols = self
+                    .tables
+                    .get(table)
+                    .and_then(|t| t.columns.clone())
+                    .ok_or_else(|| {
+                        corrupt(format!("insert into {table:?}, which has no columns"))
+                    })?;
+                let from: Vec<Option<usize>> =
+                    cols.iter().map(|c| layout.column_of(&c.name)).collect();
+                let rows: Vec<Vec<Datum>> = self
+                    .staged
+                    .get(table)
+                    .map(|s| {
+                        s.rows
+                            .iter()
+                            .map(|r| {
+                                from.iter()
+                                    .map(|i| i.map(|i| r[i].clone()).unwrap_or(Datum::Null))
+                                    .collect()
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let t = self.table(table)?;
+                if !rows.is_empty() {
+                    t.parts.push(Part::Rows(rows));
+                }
+                t.dirty = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
+        let t = self.table(table)?;
+        t.ledger = Some(document.to_owned());
+        t.dirty = true;
+        Ok(())
+    }
+
+    fn save_receipt(&mut self, table: &str, receipt: &Receipt) -> Result<(), StoreError> {
+        let t = self.table(table)?;
+        let fence = t
+            .fence
+            .ok_or_else(|| corrupt(format!("a receipt of {table:?} saved without its lease")))?;
+        if t.receipt.is_some() {
+            return Err(corrupt(format!(
+                "a second receipt of {table:?} in one transaction"
+            )));
+        }
+        let accepted = receipt.outcome() == Outcome::Accepted;
+        t.receipts += 1;
+        if accepted {
+            t.accepted += 1;
+        }
+        t.receipt = Some(ReceiptObject {
+            seq: t.receipts,
+            fence,
+            accepted_order: accepted.then_some(t.accepted),
+            identity: receipt.identity(),
+            manifest_identity: receipt.manifest().identity(),
+            outcome: receipt.outcome().name().to_owned(),
+            document: receipt.to_json(),
+        });
+        t.dirty = true;
+        Ok(())
+    }
+
+    fn read_rows(
+        &mut self,
+        table: &str,
+        columns: &[String],
+    ) -> Result<Vec<Vec<Datum>>, StoreError> {
+        self.table(table)?;
+        let at: Vec<usize> = columns
+            .iter()
+            .map(|c| self.col_index(table, c))
+            .collect::<Result<_, _>>()?;
+        let t = self
+            .tables
+            .get(table)
+            .cloned()
+            .ok_or_else(|| corrupt("no table"))?;
+        Ok(self
+            .rows_of(&t)?
+            .into_iter()
+            .map(|r| at.iter().map(|i| r[*i].clone()).collect())
+            .collect())
+    }
+}

@@ -1,0 +1,170 @@
+//! The lake store's own failures, each named as the store's design record names it. Every one
+//! reaches the engine as [`StoreError::Backend`] with backend `lake` and a [`LakeError`]
+//! source (downcast it to match), and every one is raised before anything is published.
+
+use std::error::Error;
+use std::fmt;
+
+use dogana_receiver::StoreError;
+
+/// What the lake store refused, or what its object store failed to do.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum LakeError {
+    /// `store-id` does not hold one canonical version-4 UUID (`store.init.identity-invalid`).
+    StoreIdentityInvalid {
+        /// The store-id object.
+        path: String,
+        /// What it holds (at most 80 characters of it).
+        found: String,
+    },
+    /// An unexpired lease on the table is held by another writer (`store.lease.held`).
+    LeaseHeld {
+        /// The table.
+        table: String,
+        /// Who holds it.
+        holder: String,
+        /// When it expires, by the storage's clock (RFC 3339).
+        expires: String,
+    },
+    /// A conditional write under a lease lost its condition to a higher fence: another writer
+    /// took the lease (`store.lease.stale-fence`). Nothing this writer wrote is reachable.
+    LeaseFenced {
+        /// The table.
+        table: String,
+        /// This writer's fence.
+        fence: u64,
+        /// The fence the pointer now carries.
+        current: u64,
+    },
+    /// A release of a lease another holder holds, or that a later acquisition fenced past
+    /// (`store.lease.not-held`). The pointer is untouched.
+    LeaseNotHeld {
+        /// The table.
+        table: String,
+        /// Who holds it now (`nobody` when released).
+        holder: String,
+    },
+    /// The probe could not demonstrate conditional create and replace: a transport error, an
+    /// unsupported method or a forbidden response (`store.probe.inconclusive`).
+    SyncProbeInconclusive {
+        /// The store root.
+        root: String,
+        /// The probe step that failed.
+        step: &'static str,
+        /// The storage's answer.
+        reason: String,
+    },
+    /// The storage accepted a conditional write it should have refused: its conditional writes
+    /// are not real, so the store refuses to write (`weak-conditional-backend`,
+    /// `topology.coordinate.weak-backend`).
+    WeakConditionalBackend {
+        /// The store root.
+        root: String,
+        /// Which condition was ignored.
+        ignored: &'static str,
+    },
+    /// A manifest of a newer format major than this build reads (`store.lay-out.format-newer`).
+    StoreManifestFormatNewer {
+        /// The manifest.
+        file: String,
+        /// Its format_version.
+        found: String,
+        /// The newest version this build reads.
+        supported: String,
+    },
+    /// The store root is not a URL this build opens.
+    Root(String),
+    /// The object store failed.
+    Object(object_store::Error),
+    /// A local filesystem operation (the pointer's version-checked rename) failed.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for LakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LakeError::StoreIdentityInvalid { path, found } => write!(
+                f,
+                "StoreIdentityInvalid: {path} holds {found:?}, not one canonical version-4 UUID"
+            ),
+            LakeError::LeaseHeld {
+                table,
+                holder,
+                expires,
+            } => write!(
+                f,
+                "LeaseHeld: table {table:?} is leased by {holder} until {expires}; try again then"
+            ),
+            LakeError::LeaseFenced {
+                table,
+                fence,
+                current,
+            } => write!(
+                f,
+                "LeaseFenced: table {table:?}: this writer's fence {fence} lost to fence {current}; nothing it wrote is published"
+            ),
+            LakeError::LeaseNotHeld { table, holder } => write!(
+                f,
+                "LeaseNotHeld: the lease of table {table:?} is not this writer's (held by {holder})"
+            ),
+            LakeError::SyncProbeInconclusive { root, step, reason } => write!(
+                f,
+                "SyncProbeInconclusive: {root}: the probe's {step} did not answer ({reason}); conditional writes are not demonstrated, so the store is not opened for writing"
+            ),
+            LakeError::WeakConditionalBackend { root, ignored } => write!(
+                f,
+                "weak-conditional-backend: {root} ignored {ignored}; a store without real conditional writes is refused for writing"
+            ),
+            LakeError::StoreManifestFormatNewer {
+                file,
+                found,
+                supported,
+            } => write!(
+                f,
+                "StoreManifestFormatNewer: {file} has format_version {found}; this build reads up to {supported}: read it with a newer build"
+            ),
+            LakeError::Root(m) => write!(f, "store root: {m}"),
+            LakeError::Object(e) => write!(f, "object store: {e}"),
+            LakeError::Io(e) => write!(f, "filesystem: {e}"),
+        }
+    }
+}
+
+impl Error for LakeError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            LakeError::Object(e) => Some(e),
+            LakeError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<object_store::Error> for LakeError {
+    fn from(e: object_store::Error) -> Self {
+        LakeError::Object(e)
+    }
+}
+
+impl From<std::io::Error> for LakeError {
+    fn from(e: std::io::Error) -> Self {
+        LakeError::Io(e)
+    }
+}
+
+impl From<LakeError> for StoreError {
+    fn from(e: LakeError) -> Self {
+        StoreError::backend("lake", e)
+    }
+}
+
+impl LakeError {
+    /// The lake error inside a [`StoreError`], if it is one.
+    pub fn of(e: &StoreError) -> Option<&LakeError> {
+        match e {
+            StoreError::Backend { source, .. } => source.downcast_ref::<LakeError>(),
+            _ => None,
+        }
+    }
+}

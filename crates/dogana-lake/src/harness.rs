@@ -1,0 +1,151 @@
+//! What the engine's conformance, crash and concurrency suites need of the lake beyond the
+//! port: [`Lake`] keeps a test's store in `file://<dir>/lake`, [`MemoryLake`] in
+//! `memory://<dir>` (the same store for every handle of this process).
+
+use std::path::Path;
+
+use dogana::Wire;
+use dogana_receiver::conformance::{Damage, Harness};
+use dogana_receiver::{
+    Backend, Batch, Datum, KeysOutside, Layout, Open, ReceiptRow, Step, StoreError, Txn,
+};
+
+use crate::layout::{receipt_seq_prefix, ColumnDef};
+use crate::{Lake, LakeOptions};
+
+fn damage(lake: &mut Lake, table: &str, damage: Damage) -> Result<(), String> {
+    let e = |e: StoreError| e.to_string();
+    match damage {
+        Damage::DeleteReceipt(seq) => {
+            let root = lake.root().clone();
+            for key in root
+                .list(&receipt_seq_prefix(table, seq as u64))
+                .map_err(|e| e.to_string())?
+            {
+                root.delete(&key).map_err(|e| e.to_string())?;
+            }
+            return Ok(());
+        }
+        Damage::DeleteRow(id) => {
+            lake.begin(Txn::Write, &[table]).map_err(e)?;
+            lake.with_table(table, |rows, _, _| {
+                rows.retain(|r| r.first().and_then(Datum::render).as_deref() != Some(id.as_str()))
+            })
+            .map_err(e)?;
+        }
+        Damage::Ledger(ledger) => {
+            lake.begin(Txn::Write, &[table]).map_err(e)?;
+            lake.with_table(table, |_, _, l| *l = Some(ledger.to_json()))
+                .map_err(e)?;
+        }
+        Damage::ForeignTable(name) => {
+            lake.begin(Txn::Write, &[&name]).map_err(e)?;
+            lake.with_table(&name, |rows, cols, _| {
+                *cols = Some(vec![ColumnDef {
+                    name: "id".into(),
+                    ty: Some("int".into()),
+                    key: false,
+                }]);
+                *rows = vec![vec![Datum::Int(1)]];
+            })
+            .map_err(e)?;
+        }
+    }
+    lake.commit().map_err(e)
+}
+
+impl Harness for Lake {
+    fn create(dir: &Path) -> Result<Lake, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        Lake::open(&dir.join("lake"), &LakeOptions::default(), true).map_err(|e| e.to_string())
+    }
+
+    fn reopen(&self) -> Result<Lake, String> {
+        self.try_clone().map_err(|e| e.to_string())
+    }
+
+    fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
+        damage(self, table, d)
+    }
+}
+
+/// The lake on `memory://`: every handle this process opens on one name shares its objects.
+#[derive(Debug)]
+pub struct MemoryLake(pub Lake);
+
+impl Harness for MemoryLake {
+    fn create(dir: &Path) -> Result<MemoryLake, String> {
+        let url = format!("memory://test{}", dir.display());
+        Lake::open(Path::new(&url), &LakeOptions::default(), true)
+            .map(MemoryLake)
+            .map_err(|e| e.to_string())
+    }
+
+    fn reopen(&self) -> Result<MemoryLake, String> {
+        self.0
+            .try_clone()
+            .map(MemoryLake)
+            .map_err(|e| e.to_string())
+    }
+
+    fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
+        damage(&mut self.0, table, d)
+    }
+}
+
+impl Backend for MemoryLake {
+    const TEXT_TIMES: bool = Lake::TEXT_TIMES;
+
+    fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
+        self.0.begin(txn, tables)
+    }
+    fn commit(&mut self) -> Result<(), StoreError> {
+        self.0.commit()
+    }
+    fn rollback(&mut self) {
+        self.0.rollback()
+    }
+    fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        self.0.ledger(table)
+    }
+    fn accepted_receipt(&mut self, table: &str, m: &str) -> Result<Option<String>, StoreError> {
+        self.0.accepted_receipt(table, m)
+    }
+    fn receipts(&mut self, table: &str) -> Result<Vec<ReceiptRow>, StoreError> {
+        self.0.receipts(table)
+    }
+    fn tables(&mut self) -> Result<Vec<String>, StoreError> {
+        self.0.tables()
+    }
+    fn published_columns(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        self.0.published_columns(table)
+    }
+    fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+        self.0.stage_create(table, layout)
+    }
+    fn stage_batch(&mut self, t: &str, layout: &Layout, batch: &Batch) -> Result<(), StoreError> {
+        self.0.stage_batch(t, layout, batch)
+    }
+    fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
+        self.0.stage_clear(table)
+    }
+    fn keys_outside(
+        &mut self,
+        table: &str,
+        q: &KeysOutside<'_>,
+    ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
+        self.0.keys_outside(table, q)
+    }
+    fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
+        self.0.execute(table, step)
+    }
+    fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
+        self.0.save_ledger(table, document)
+    }
+    fn save_receipt(&mut self, table: &str, r: &dogana::Receipt) -> Result<(), StoreError> {
+        self.0.save_receipt(table, r)
+    }
+    fn read_rows(&mut self, t: &str, columns: &[String]) -> Result<Vec<Vec<Datum>>, StoreError> {
+        self.0.read_rows(t, columns)
+    }
+}

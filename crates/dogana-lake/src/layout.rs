@@ -1,0 +1,261 @@
+//! The store's objects and their documents.
+//!
+//! ```text
+//! <root>/store-id                                   one canonical v4 UUID
+//! <root>/tables/<t>/_pointer.json                   Pointer: snapshot, fence, lease
+//! <root>/tables/<t>/snapshots/<fence>-<uuid>.json   SnapshotManifest (immutable)
+//! <root>/tables/<t>/parts/<uuid>.parquet            one Parquet part (immutable)
+//! <root>/tables/<t>/receipts/seq/<seq>/<fence>.json ReceiptObject (immutable)
+//! <root>/tables/<t>/receipts/by-manifest/<manifest identity>/<seq>-<fence>   (empty)
+//! ```
+//!
+//! `<t>` is the table name with every byte but `[A-Za-z0-9_-]` written `~XX` (hex), numbers
+//! are zero-padded to 20 digits so keys sort by number.
+
+use serde::{Deserialize, Serialize};
+
+use crate::LakeError;
+
+/// The format major and minor this build writes and reads (`store.lay-out.format-version`):
+/// major 2, since a snapshot references its parts; minor 0, no folded_runs.
+pub const FORMAT: (u32, u32) = (2, 0);
+
+/// The format version as written.
+pub fn format_text() -> String {
+    format!("{}.{}", FORMAT.0, FORMAT.1)
+}
+
+/// Reads a `format_version`: absent reads as 1.0, a newer minor as ours, a newer major is
+/// refused naming the file and both versions (`store.lay-out.format-newer`).
+pub fn check_format(file: &str, version: Option<&str>) -> Result<(u32, u32), LakeError> {
+    let Some(v) = version else {
+        return Ok((1, 0));
+    };
+    let parsed = v
+        .split_once('.')
+        .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+    let Some((major, minor)) = parsed else {
+        return Err(LakeError::StoreManifestFormatNewer {
+            file: file.to_owned(),
+            found: v.to_owned(),
+            supported: format_text(),
+        });
+    };
+    if major > FORMAT.0 {
+        return Err(LakeError::StoreManifestFormatNewer {
+            file: file.to_owned(),
+            found: v.to_owned(),
+            supported: format_text(),
+        });
+    }
+    Ok((major, minor))
+}
+
+/// A table's name as one key segment.
+pub fn table_dir(table: &str) -> String {
+    let mut s = String::with_capacity(table.len());
+    for b in table.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("~{b:02X}"));
+        }
+    }
+    s
+}
+
+/// The table name a key segment spells (None: not one this store wrote).
+pub fn table_of_dir(dir: &str) -> Option<String> {
+    let b = dir.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'~' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The key of a table's pointer.
+pub fn pointer_key(table: &str) -> String {
+    format!("tables/{}/_pointer.json", table_dir(table))
+}
+
+/// A key segment for a manifest identity (any text).
+pub fn identity_dir(identity: &str) -> String {
+    table_dir(identity)
+}
+
+/// The lease a pointer carries: who holds the table's write lease and for how long after the
+/// pointer's write, by the storage's clock (`topology.coordinate.lease-row`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lease {
+    /// The holder (a random id per acquisition, with host and process).
+    pub holder: String,
+    /// How long the lease lasts after the pointer was written, in milliseconds.
+    pub ttl_ms: u64,
+}
+
+/// `tables/<t>/_pointer.json`: the table's current snapshot, its commit fence and its lease
+/// (`store.lay-out.table-pointer`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pointer {
+    /// The pointer's format.
+    pub format_version: String,
+    /// The key of the current snapshot manifest (None: nothing published yet).
+    pub snapshot: Option<String>,
+    /// The commit fence: raised by every lease acquisition, kept by release
+    /// (`topology.coordinate.fence-advances`).
+    pub fence: u64,
+    /// The write lease, while one is held (None: released).
+    pub lease: Option<Lease>,
+}
+
+/// A published column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnDef {
+    /// Its name.
+    pub name: String,
+    /// Its declared type name (None: text).
+    pub ty: Option<String>,
+    /// Whether it is part of the key.
+    pub key: bool,
+}
+
+/// One Parquet part of a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartRef {
+    /// Its key.
+    pub path: String,
+    /// How many rows it holds.
+    pub rows: u64,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// The receipt a snapshot published.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReceiptRef {
+    /// Its place among the table's receipts.
+    pub seq: u64,
+    /// The fence it was written under.
+    pub fence: u64,
+}
+
+/// `tables/<t>/snapshots/<fence>-<uuid>.json`: one published state of a table, whole: its
+/// columns and parts (rows), its ledger and its receipts. Immutable once written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotManifest {
+    /// The manifest's format (`store.lay-out.format-version`).
+    pub format_version: Option<String>,
+    /// The table.
+    pub table: String,
+    /// The previous snapshot's key (None for the first).
+    pub parent: Option<String>,
+    /// The fence the writer held (`store.fold.compaction-lease`).
+    pub fence: u64,
+    /// When it was written, by the writer's clock (RFC 3339).
+    pub created_at: String,
+    /// The published table's columns (None: no published table).
+    pub columns: Option<Vec<ColumnDef>>,
+    /// The published rows, part by part, in the table's order.
+    pub parts: Vec<PartRef>,
+    /// The ledger document (None before the first acceptance).
+    pub ledger: Option<String>,
+    /// How many receipts the table holds: receipts `1..=receipts` are published.
+    pub receipts: u64,
+    /// How many of them are acceptances.
+    pub accepted: u64,
+    /// The receipt this snapshot published, if it published one.
+    pub receipt: Option<ReceiptRef>,
+}
+
+/// `tables/<t>/receipts/seq/<seq>/<fence>.json`: one receipt, written before the pointer
+/// that publishes it. Of several at one seq, the published one has the highest fence (only a
+/// writer a later acquisition fenced can leave another, and its fence is lower).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReceiptObject {
+    /// Its place among the table's receipts.
+    pub seq: u64,
+    /// The fence it was written under.
+    pub fence: u64,
+    /// Its place among the acceptances.
+    pub accepted_order: Option<u64>,
+    /// The receipt's identity.
+    pub identity: String,
+    /// The manifest's identity.
+    pub manifest_identity: String,
+    /// `accepted` or `rejected`.
+    pub outcome: String,
+    /// The receipt's canonical JSON.
+    pub document: String,
+}
+
+/// The key of receipt `seq` written under `fence`.
+pub fn receipt_key(table: &str, seq: u64, fence: u64) -> String {
+    format!(
+        "tables/{}/receipts/seq/{seq:020}/{fence:020}.json",
+        table_dir(table)
+    )
+}
+
+/// The prefix of the receipts at `seq`.
+pub fn receipt_seq_prefix(table: &str, seq: u64) -> String {
+    format!("tables/{}/receipts/seq/{seq:020}/", table_dir(table))
+}
+
+/// The prefix of every receipt of a table.
+pub fn receipts_prefix(table: &str) -> String {
+    format!("tables/{}/receipts/seq/", table_dir(table))
+}
+
+/// The replay index entry of an acceptance.
+pub fn by_manifest_key(table: &str, manifest: &str, seq: u64, fence: u64) -> String {
+    format!(
+        "{}{seq:020}-{fence:020}",
+        by_manifest_prefix(table, manifest)
+    )
+}
+
+/// The prefix of a manifest identity's replay index entries.
+pub fn by_manifest_prefix(table: &str, manifest: &str) -> String {
+    format!(
+        "tables/{}/receipts/by-manifest/{}/",
+        table_dir(table),
+        identity_dir(manifest)
+    )
+}
+
+/// Parses `<seq>` and `<fence>` of a receipt key's last two segments.
+pub fn parse_receipt_key(key: &str) -> Option<(u64, u64)> {
+    let mut it = key.rsplit('/');
+    let fence = it.next()?.strip_suffix(".json")?.parse().ok()?;
+    let seq = it.next()?.parse().ok()?;
+    Some((seq, fence))
+}
+
+/// Parses `<seq>-<fence>` of a replay index key.
+pub fn parse_by_manifest_key(key: &str) -> Option<(u64, u64)> {
+    let last = key.rsplit('/').next()?;
+    let (s, f) = last.split_once('-')?;
+    Some((s.parse().ok()?, f.parse().ok()?))
+}
+
+/// Whether `s` is one canonical version-4 UUID: lower-case hex, hyphenated, version 4,
+/// RFC 4122 variant (`store.init.store-identity`).
+pub fn is_canonical_v4(s: &str) -> bool {
+    match uuid::Uuid::parse_str(s) {
+        Ok(u) => {
+            u.get_version_num() == 4
+                && u.get_variant() == uuid::Variant::RFC4122
+                && u.hyphenated().to_string() == s
+        }
+        Err(_) => false,
+    }
+}

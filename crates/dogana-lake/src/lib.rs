@@ -1,0 +1,26 @@
+//! # dogana-lake: the lake store
+//!
+//! A dogana receiver whose store is a directory of objects on any object store
+//! (`object_store`): `file:///dir`, `memory://name`, `s3://bucket/prefix`,
+//! `gs://bucket/prefix`, `az://container/prefix`, credentials and endpoints from each
+//! cloud's usual environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`, through the builders'
+//! `from_env`).
+//!
+//! The store's layout is in [`layout`]; the one conditional write it rests on in [`objects`];
+//! the engine's port in [`Lake`] (see `backend.rs` for how a publication is one conditional
+//! write of a table's pointer); the SQL an outside DuckDB reads a table's current snapshot
+//! with in [`sql`]. Its decisions are in `docs/store-decisions.md`.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod backend;
+mod error;
+mod harness;
+pub mod layout;
+pub mod objects;
+mod parts;
+pub mod sql;
+
+pub use backend::{Lake, LakeOptions, Published, STORE_ID};
+pub use error::LakeError;
+pub use harness::MemoryLake;

@@ -1,0 +1,91 @@
+//! The DuckDB SQL that reads a table's current snapshot from outside dogana.
+//!
+//! A snapshot's parts are disjoint (a deletion rewrites the parts it touches, see
+//! `docs/store-decisions.md`), so the current rows are the union of the named Parquet files,
+//! nothing to deduplicate; files of one snapshot are read `union_by_name` so a part lacking a
+//! column reads NULLs. Decimal columns are stored as their exact text and cast back. The
+//! regions come from the snapshot's ledger document, as `dogana_regions` of the SQL stores
+//! shows them.
+
+use dogana_receiver::sql::quote_ident;
+use dogana_receiver::StoreError;
+
+use crate::{Lake, LakeError};
+
+fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// Two statements for DuckDB: a view `<table>` over the table's current Parquet files, and a
+/// view `<table>__regions` over its ledger's regions. None when nothing is published. The
+/// views name the files the pointer names now: run again after the next publication.
+pub fn current_snapshot_sql(lake: &Lake, table: &str) -> Result<Option<String>, StoreError> {
+    let Some((columns, parts, ledger)) = lake.published(table)? else {
+        return Ok(None);
+    };
+    let urls: Vec<String> = parts
+        .iter()
+        .map(|p| lake.root().object_url(&p.path).map(|u| literal(&u)))
+        .collect::<Result<_, LakeError>>()?;
+    let select: Vec<String> = columns
+        .iter()
+        .map(|c| {
+            let q = quote_ident(&c.name);
+            match c.ty.as_deref() {
+                Some(t) if t.starts_with("decimal(") => {
+                    format!("CAST({q} AS {}) AS {q}", t.to_ascii_uppercase())
+                }
+                _ => q,
+            }
+        })
+        .collect();
+    let view = quote_ident(table);
+    let rows = if urls.is_empty() {
+        // no part: an empty table of the published columns
+        let typed: Vec<String> = columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "CAST(NULL AS {}) AS {}",
+                    duck_type(c.ty.as_deref()),
+                    quote_ident(&c.name)
+                )
+            })
+            .collect();
+        format!(
+            "CREATE OR REPLACE VIEW {view} AS SELECT {} WHERE false;",
+            typed.join(", ")
+        )
+    } else {
+        format!(
+            "CREATE OR REPLACE VIEW {view} AS SELECT {} FROM read_parquet([{}], union_by_name = true);",
+            select.join(", "),
+            urls.join(", ")
+        )
+    };
+    let regions = quote_ident(&format!("{table}__regions"));
+    let doc = literal(ledger.as_deref().unwrap_or("{\"regions\": []}"));
+    Ok(Some(format!(
+        "{rows}\nCREATE OR REPLACE VIEW {regions} AS
+SELECT r.key::integer AS region_index,
+       json_extract(r.value, '$.low') AS low,
+       json_extract(r.value, '$.high') AS high,
+       json_extract(r.value, '$.low_open')::boolean AS low_open,
+       json_extract(r.value, '$.high_open')::boolean AS high_open,
+       json_extract_string(r.value, '$.complete_as_of.\"$datetime\"')::timestamptz AS complete_as_of,
+       json_extract_string(r.value, '$.deletions_as_of.\"$datetime\"')::timestamptz AS deletions_as_of
+FROM (SELECT {doc}::JSON AS document) l, json_each(l.document, '$.regions') r;\n"
+    )))
+}
+
+fn duck_type(ty: Option<&str>) -> String {
+    match ty {
+        Some("int") => "BIGINT".into(),
+        Some("float") => "DOUBLE".into(),
+        Some("bool") => "BOOLEAN".into(),
+        Some("date") => "DATE".into(),
+        Some("datetime") => "TIMESTAMPTZ".into(),
+        Some(t) if t.starts_with("decimal(") => t.to_ascii_uppercase(),
+        _ => "VARCHAR".into(),
+    }
+}
