@@ -638,6 +638,24 @@ impl Lake {
         }))
     }
 
+    /// Who this handle is, as a lease names its holder.
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// Releases the write lease the open transaction holds on `table` (changing nothing
+    /// else); [`LakeError::LeaseNotHeld`] when another holder took it meanwhile.
+    pub fn release_lease(&mut self, table: &str) -> Result<(), StoreError> {
+        match self.tables.remove(table) {
+            Some(t) => self.release(table, &t),
+            None => Err(LakeError::LeaseNotHeld {
+                table: table.to_owned(),
+                holder: "not taken by this transaction".into(),
+            }
+            .into()),
+        }
+    }
+
     /// The write lease's fence this handle holds on `table` in the open transaction.
     pub fn held_fence(&self, table: &str) -> Option<u64> {
         self.tables.get(table).and_then(|t| t.fence)
