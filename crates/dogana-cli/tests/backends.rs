@@ -6,7 +6,7 @@
 
 mod common;
 
-#[cfg(feature = "duckdb")]
+#[cfg(any(feature = "duckdb", feature = "lake"))]
 use common::text;
 use common::{refused, Work};
 
@@ -73,7 +73,7 @@ fn manifests(work: &Work) {
 }
 
 /// Everything the receiver commands print for one store, the store's name replaced by STORE.
-#[cfg(feature = "duckdb")]
+#[cfg(any(feature = "duckdb", feature = "lake"))]
 fn session(work: &Work, store: &str) -> String {
     let mut out = String::new();
     let mut run = |args: &[&str], code: i32| {
@@ -142,6 +142,23 @@ fn every_command_prints_the_same_on_sqlite_and_duckdb() {
     let sqlite_prefixed = session(&work, "sqlite:other.duckdb");
     assert_eq!(sqlite_prefixed, sqlite);
     assert!(!duckdb_file(&work.path("other.duckdb")));
+}
+
+#[cfg(feature = "lake")]
+#[test]
+fn every_command_prints_the_same_on_sqlite_and_the_lake() {
+    // rule: LOADER-01, LOADER-04, RECV-11, RECV-12
+    let work = Work::new();
+    manifests(&work);
+    let sqlite = session(&work, "orders.db");
+    let url = format!("file://{}", work.path("lake").display());
+    let lake = session(&work, &url);
+    assert_eq!(sqlite, lake);
+    assert!(work.path("lake").join("store-id").exists());
+    assert!(work
+        .path("lake")
+        .join("tables/orders/_pointer.json")
+        .exists());
 }
 
 #[cfg(feature = "duckdb")]

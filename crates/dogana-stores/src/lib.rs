@@ -7,6 +7,7 @@
 //! | `sqlite:PATH`, or a PATH ending `.db`, `.sqlite`, `.sqlite3` | SQLite (always built) |
 //! | `duckdb:PATH`, or a PATH ending `.duckdb` | DuckDB (the `duckdb` feature) |
 //! | `postgres://…`, `postgresql://…` | Postgres (reserved: not built yet) |
+//! | `file://…`, `memory://…`, `s3://…`, `gs://…`, `az://…`, `lake:PATH` | the lake store (the `lake` feature) |
 //! | any other PATH | SQLite, the embedded default |
 //!
 //! [`open`] gives the engine over the chosen backend as one [`AnyStore`] object. A backend
@@ -38,6 +39,8 @@ pub enum Backend {
     DuckDb,
     /// Postgres.
     Postgres,
+    /// The lake store: Parquet parts and a pointer per table on an object store.
+    Lake,
 }
 
 impl Backend {
@@ -47,6 +50,7 @@ impl Backend {
             Backend::Sqlite => "sqlite",
             Backend::DuckDb => "duckdb",
             Backend::Postgres => "postgres",
+            Backend::Lake => "lake",
         }
     }
 
@@ -56,6 +60,7 @@ impl Backend {
             Backend::Sqlite => true,
             Backend::DuckDb => cfg!(feature = "duckdb"),
             Backend::Postgres => false,
+            Backend::Lake => cfg!(feature = "lake"),
         }
     }
 }
@@ -69,6 +74,9 @@ pub enum Spec {
     DuckDb(PathBuf),
     /// A Postgres connection URL.
     Postgres(String),
+    /// A lake store root: a URL (`file://`, `memory://`, `s3://`, `gs://`, `az://`) or, as
+    /// `lake:PATH`, a local directory.
+    Lake(String),
 }
 
 impl Spec {
@@ -84,6 +92,15 @@ impl Spec {
         if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
             return Spec::Postgres(spec.to_owned());
         }
+        if let Some(path) = spec.strip_prefix("lake:") {
+            return Spec::Lake(path.to_owned());
+        }
+        if ["file://", "memory://", "s3://", "gs://", "az://"]
+            .iter()
+            .any(|p| spec.starts_with(p))
+        {
+            return Spec::Lake(spec.to_owned());
+        }
         let path = PathBuf::from(spec);
         match path.extension().and_then(|e| e.to_str()) {
             Some(e) if e.eq_ignore_ascii_case("duckdb") => Spec::DuckDb(path),
@@ -97,6 +114,7 @@ impl Spec {
             Spec::Sqlite(_) => Backend::Sqlite,
             Spec::DuckDb(_) => Backend::DuckDb,
             Spec::Postgres(_) => Backend::Postgres,
+            Spec::Lake(_) => Backend::Lake,
         }
     }
 
@@ -104,7 +122,7 @@ impl Spec {
     pub fn path(&self) -> Option<&Path> {
         match self {
             Spec::Sqlite(p) | Spec::DuckDb(p) => Some(p),
-            Spec::Postgres(_) => None,
+            Spec::Postgres(_) | Spec::Lake(_) => None,
         }
     }
 }
@@ -115,7 +133,7 @@ impl fmt::Display for Spec {
         match self {
             Spec::Sqlite(p) => write!(f, "{}", p.display()),
             Spec::DuckDb(p) => write!(f, "{}", p.display()),
-            Spec::Postgres(url) => f.write_str(&without_password(url)),
+            Spec::Postgres(url) | Spec::Lake(url) => f.write_str(&without_password(url)),
         }
     }
 }
@@ -204,6 +222,15 @@ pub fn open_with(
             let b = dogana_duckdb::DuckDb::open(path, &o, write)?;
             Ok(Box::new(Store::new(b)))
         }
+        #[cfg(feature = "lake")]
+        Spec::Lake(root) => {
+            let mut o = dogana_lake::LakeOptions::default();
+            if let Some(t) = options.lock_timeout {
+                o.lock_wait = t;
+            }
+            let b = dogana_lake::Lake::open(Path::new(root), &o, write)?;
+            Ok(Box::new(Store::new(b)))
+        }
         _ => Err(unavailable(backend, spec)),
     }
 }
@@ -233,6 +260,31 @@ mod tests {
             Spec::parse("duckdb:x.db"),
             Spec::DuckDb(PathBuf::from("x.db"))
         );
+    }
+
+    #[test]
+    fn urls_name_the_lake() {
+        for url in [
+            "file:///tmp/x",
+            "memory://m",
+            "s3://b/p",
+            "gs://b/p",
+            "az://c/p",
+        ] {
+            assert_eq!(Spec::parse(url), Spec::Lake(url.to_owned()));
+        }
+        assert_eq!(Spec::parse("lake:dir"), Spec::Lake("dir".to_owned()));
+    }
+
+    #[test]
+    #[cfg(feature = "lake")]
+    fn a_lake_url_opens_the_lake() {
+        let dir = std::env::temp_dir().join(format!("dogana-stores-lake-{}", std::process::id()));
+        let url = format!("file://{}", dir.display());
+        let mut s = open(&Spec::parse(&url), true).expect("opens");
+        assert!(s.tables().unwrap().is_empty());
+        assert!(open(&Spec::parse(&url), false).is_ok());
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
