@@ -93,59 +93,112 @@ impl Harness for MemoryLake {
     }
 }
 
-impl Backend for MemoryLake {
-    const TEXT_TIMES: bool = Lake::TEXT_TIMES;
+/// The lake on `file://<dir>/lake` with 300 ms leases, for the crash harness: a writer
+/// killed while holding a lease delays the next one by at most that.
+#[derive(Debug)]
+pub struct ShortLeaseLake(pub Lake);
 
-    fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
-        self.0.begin(txn, tables)
+impl Harness for ShortLeaseLake {
+    fn create(dir: &Path) -> Result<ShortLeaseLake, String> {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        let options = LakeOptions {
+            lease_ttl: std::time::Duration::from_millis(300),
+            ..LakeOptions::default()
+        };
+        Lake::open(&dir.join("lake"), &options, true)
+            .map(ShortLeaseLake)
+            .map_err(|e| e.to_string())
     }
-    fn commit(&mut self) -> Result<(), StoreError> {
-        self.0.commit()
+
+    fn reopen(&self) -> Result<ShortLeaseLake, String> {
+        self.0
+            .try_clone()
+            .map(ShortLeaseLake)
+            .map_err(|e| e.to_string())
     }
-    fn rollback(&mut self) {
-        self.0.rollback()
-    }
-    fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
-        self.0.ledger(table)
-    }
-    fn accepted_receipt(&mut self, table: &str, m: &str) -> Result<Option<String>, StoreError> {
-        self.0.accepted_receipt(table, m)
-    }
-    fn receipts(&mut self, table: &str) -> Result<Vec<ReceiptRow>, StoreError> {
-        self.0.receipts(table)
-    }
-    fn tables(&mut self) -> Result<Vec<String>, StoreError> {
-        self.0.tables()
-    }
-    fn published_columns(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
-        self.0.published_columns(table)
-    }
-    fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
-        self.0.stage_create(table, layout)
-    }
-    fn stage_batch(&mut self, t: &str, layout: &Layout, batch: &Batch) -> Result<(), StoreError> {
-        self.0.stage_batch(t, layout, batch)
-    }
-    fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
-        self.0.stage_clear(table)
-    }
-    fn keys_outside(
-        &mut self,
-        table: &str,
-        q: &KeysOutside<'_>,
-    ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
-        self.0.keys_outside(table, q)
-    }
-    fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
-        self.0.execute(table, step)
-    }
-    fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
-        self.0.save_ledger(table, document)
-    }
-    fn save_receipt(&mut self, table: &str, r: &dogana::Receipt) -> Result<(), StoreError> {
-        self.0.save_receipt(table, r)
-    }
-    fn read_rows(&mut self, t: &str, columns: &[String]) -> Result<Vec<Vec<Datum>>, StoreError> {
-        self.0.read_rows(t, columns)
+
+    fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
+        damage(&mut self.0, table, d)
     }
 }
+
+/// The port, delegated to the lake inside.
+macro_rules! delegate_backend {
+    ($t:ty) => {
+        impl Backend for $t {
+            const TEXT_TIMES: bool = Lake::TEXT_TIMES;
+
+            fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
+                self.0.begin(txn, tables)
+            }
+            fn commit(&mut self) -> Result<(), StoreError> {
+                self.0.commit()
+            }
+            fn rollback(&mut self) {
+                self.0.rollback()
+            }
+            fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+                self.0.ledger(table)
+            }
+            fn accepted_receipt(
+                &mut self,
+                table: &str,
+                m: &str,
+            ) -> Result<Option<String>, StoreError> {
+                self.0.accepted_receipt(table, m)
+            }
+            fn receipts(&mut self, table: &str) -> Result<Vec<ReceiptRow>, StoreError> {
+                self.0.receipts(table)
+            }
+            fn tables(&mut self) -> Result<Vec<String>, StoreError> {
+                self.0.tables()
+            }
+            fn published_columns(
+                &mut self,
+                table: &str,
+            ) -> Result<Option<Vec<String>>, StoreError> {
+                self.0.published_columns(table)
+            }
+            fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+                self.0.stage_create(table, layout)
+            }
+            fn stage_batch(
+                &mut self,
+                t: &str,
+                layout: &Layout,
+                batch: &Batch,
+            ) -> Result<(), StoreError> {
+                self.0.stage_batch(t, layout, batch)
+            }
+            fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
+                self.0.stage_clear(table)
+            }
+            fn keys_outside(
+                &mut self,
+                table: &str,
+                q: &KeysOutside<'_>,
+            ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
+                self.0.keys_outside(table, q)
+            }
+            fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
+                self.0.execute(table, step)
+            }
+            fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
+                self.0.save_ledger(table, document)
+            }
+            fn save_receipt(&mut self, table: &str, r: &dogana::Receipt) -> Result<(), StoreError> {
+                self.0.save_receipt(table, r)
+            }
+            fn read_rows(
+                &mut self,
+                t: &str,
+                columns: &[String],
+            ) -> Result<Vec<Vec<Datum>>, StoreError> {
+                self.0.read_rows(t, columns)
+            }
+        }
+    };
+}
+
+delegate_backend!(MemoryLake);
+delegate_backend!(ShortLeaseLake);

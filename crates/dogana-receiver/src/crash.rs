@@ -225,8 +225,12 @@ fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("a snapshot folder");
     for entry in std::fs::read_dir(from).expect("reads the store folder") {
         let entry = entry.expect("an entry");
-        if entry.file_type().expect("a type").is_file() {
+        let ty = entry.file_type().expect("a type");
+        if ty.is_file() {
             std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copies");
+        } else if ty.is_dir() {
+            // a store kept as a tree of files (the lake)
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
         }
     }
 }
