@@ -185,8 +185,16 @@ impl Root {
         })
     }
 
-    /// The same root with its own runtime (another handle, for another thread).
+    /// The same root with its own runtime (another handle, for another thread). A cloud
+    /// root gets its own HTTP client too: a client's connections belong to the runtime that
+    /// made them.
     pub fn reopen(&self) -> Result<Root, LakeError> {
+        let cloud = ["s3:", "s3a:", "gs:", "az:", "azure:", "abfs:"]
+            .iter()
+            .any(|s| self.url.starts_with(s));
+        if cloud {
+            return Root::open(&self.url);
+        }
         Ok(Root {
             rt: runtime()?,
             ..self.clone()
@@ -506,6 +514,17 @@ fn local_put(
         }
     };
     if !won {
+        let _ = std::fs::remove_file(&tmp);
+        return Ok(None);
+    }
+    // a version pruned below the current one can be created again by a writer that read it
+    // long ago: that slot is below the head, so the write is lost, and no reader (who takes
+    // the highest version) ever saw it
+    if local_versions(dir, key)?
+        .last()
+        .is_some_and(|(n, _)| *n > next)
+    {
+        let _ = std::fs::remove_file(&target);
         let _ = std::fs::remove_file(&tmp);
         return Ok(None);
     }
