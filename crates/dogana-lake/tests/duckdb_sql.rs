@@ -46,13 +46,11 @@ fn duckdb_reads_the_current_snapshot_the_store_reads() {
     let sql = dogana_lake::sql::current_snapshot_sql(fx.r.backend(), "orders")
         .unwrap()
         .expect("published");
-    let script = format!(
-        "import duckdb, sys\ncon = duckdb.connect()\ncon.execute(sys.stdin.read())\n\
+    let script = "import duckdb, sys\ncon = duckdb.connect()\ncon.execute(sys.stdin.read())\n\
 for r in con.execute('SELECT id, CAST(amount AS VARCHAR) FROM orders ORDER BY id').fetchall():\n    print('row', r[0], r[1])\n\
-print('regions', con.execute('SELECT count(*) FROM \"orders__regions\"').fetchone()[0])\n"
-    );
+print('regions', con.execute('SELECT count(*) FROM \"orders__regions\"').fetchone()[0])\n";
     let mut child = Command::new(&python)
-        .args(["-c", &script])
+        .args(["-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
