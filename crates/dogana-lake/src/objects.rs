@@ -4,9 +4,10 @@
 //! On an object store the pointer is one object replaced under If-Match on its ETag (or its
 //! version) and created under If-None-Match. `object_store`'s local filesystem creates
 //! exclusively but cannot replace conditionally, so on `file://` a pointer is a sequence of
-//! immutable version files `_pointer.json.<n>` (20 digits): replacing version `n` is creating
-//! `n + 1` with `link(2)` from a fully written temporary file, which exactly one process can
-//! do, and which no reader sees half-written. The highest version is the pointer; after each
+//! immutable version files `_pointer.json.<n>` (20 digits): replacing version `n` is, under an
+//! exclusive `flock(2)` of `._pointer.json.lock` (released by the kernel when a writer dies),
+//! checking that `n` is the highest version and creating `n + 1` with `link(2)` from a fully
+//! written temporary file, which no reader sees half-written. The highest version is the pointer; after each
 //! replacement `_pointer.json` is refreshed (a rename) as a copy for outside readers, and
 //! versions 8 below the new one are removed.
 
@@ -485,17 +486,23 @@ fn local_put(
         .parent()
         .ok_or_else(|| LakeError::Root(format!("{key}: not a file key")))?;
     std::fs::create_dir_all(parent)?;
-    if expect.is_none() {
-        // creation: no version may exist at all (the first is 1, but a pruned history has none
-        // of the low numbers)
-        if !local_versions(dir, key)?.is_empty() {
-            return Ok(None);
-        }
-    }
     let name = full
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| LakeError::Root(format!("{key}: not a file key")))?;
+    // the version check and the link happen under an exclusive flock(2) of the pointer's lock
+    // file, which the kernel releases when a writer dies: a writer that read a version long
+    // ago can neither pass the check nor refill a pruned version's slot
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(parent.join(format!(".{name}.lock")))?;
+    lock.lock()?;
+    let current = local_versions(dir, key)?.last().map(|(n, _)| *n);
+    if current != expect.map(|_| next - 1) {
+        return Ok(None);
+    }
     let tmp = parent.join(format!(".{name}.tmp-{}", uuid::Uuid::new_v4()));
     {
         let mut f = std::fs::File::create(&tmp)?;
@@ -514,17 +521,6 @@ fn local_put(
         }
     };
     if !won {
-        let _ = std::fs::remove_file(&tmp);
-        return Ok(None);
-    }
-    // a version pruned below the current one can be created again by a writer that read it
-    // long ago: that slot is below the head, so the write is lost, and no reader (who takes
-    // the highest version) ever saw it
-    if local_versions(dir, key)?
-        .last()
-        .is_some_and(|(n, _)| *n > next)
-    {
-        let _ = std::fs::remove_file(&target);
         let _ = std::fs::remove_file(&tmp);
         return Ok(None);
     }
