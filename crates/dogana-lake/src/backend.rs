@@ -388,10 +388,19 @@ impl Lake {
                     )
                 }
             };
-            if let Some(version) = self
+            let mut won = self
                 .root
-                .put_versioned(&key, json(&next)?, expect.as_ref())?
-            {
+                .put_versioned(&key, json(&next)?, expect.as_ref())?;
+            if won.is_none() {
+                // a retried request whose first attempt landed answers as a lost condition:
+                // the pointer carrying our holder and fence says we won
+                if let Some((p, v)) = self.read_pointer(table)? {
+                    if p == next {
+                        won = Some(v.version);
+                    }
+                }
+            }
+            if let Some(version) = won {
                 let fence = next.fence;
                 let mut t = self.load(table, Some((next, version)))?;
                 t.fence = Some(fence);
@@ -525,8 +534,15 @@ impl Lake {
         {
             Some(_) => Ok(()),
             None => {
+                // a retried request whose first attempt landed answers as a lost condition:
+                // the pointer naming our snapshot says we won
+                let now = self.read_pointer(table)?;
+                if now.as_ref().and_then(|(p, _)| p.snapshot.as_deref()) == next.snapshot.as_deref()
+                {
+                    return Ok(());
+                }
                 // rule: store.lease.stale-fence — the head is fenced past us
-                let current = self.read_pointer(table)?.map(|(p, _)| p.fence).unwrap_or(0);
+                let current = now.map(|(p, _)| p.fence).unwrap_or(0);
                 Err(LakeError::LeaseFenced {
                     table: table.to_owned(),
                     fence,
