@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The lake store's tests against real servers on 127.0.0.1: moto's S3 server (PyPI
-# `moto[server]` >= 5.1.5) and Azurite's blob service (npm `azurite`), installed when missing
-# into $LAKE_TOOLS (default: ~/.cache/dogana-lake). Starts both, runs every dogana-lake test
-# (the #[ignore]d ones too: DuckDB's SQL, S3 and Azure contention, a SIGSTOPped writer), stops
-# them. A server that cannot start fails the run, naming why.
+# The lake store's tests against real servers on 127.0.0.1: moto's S3 server and Azurite's blob
+# service, installed when missing (or when their pins change) into $LAKE_TOOLS (default:
+# ~/.cache/dogana-lake) from this repository's own pins: scripts/lake/requirements.txt (pip) and
+# scripts/lake/package.json + package-lock.json (npm ci). moto runs behind
+# scripts/lake/moto_serial.py, one request at a time: moto's own threaded server lets two
+# If-Match PUTs on one ETag both win (docs/store-decisions.md). Starts both, runs every
+# dogana-lake test (the #[ignore]d ones too: DuckDB's SQL, the conformance suite on S3 and
+# Azure, S3 and Azure contention, a SIGSTOPped writer), stops them. A server that cannot start
+# fails the run, naming why.
 #
-#   bash scripts/test-lake.sh
+#   bash scripts/test-lake.sh [cargo test arguments, e.g. --test contention]
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+pins="$root/scripts/lake"
 tools="${LAKE_TOOLS:-$HOME/.cache/dogana-lake}"
 venv="$tools/venv"
 node="$tools/node"
@@ -25,6 +30,7 @@ stop() {
     kill "$p" 2>/dev/null || true
     wait "$p" 2>/dev/null || true
   done
+  rm -rf "$logs/azurite"
 }
 trap stop EXIT
 
@@ -49,23 +55,27 @@ wait_port() {
 
 echo "== tools in $tools"
 mkdir -p "$tools"
-if [ ! -x "$venv/bin/python" ]; then
+if ! cmp -s "$pins/requirements.txt" "$venv/.pins" 2>/dev/null; then
+  rm -rf "$venv"
   python3 -m venv "$venv" || fail "python3 -m venv failed (apt-get install python3-venv)"
+  "$venv/bin/pip" install -q -r "$pins/requirements.txt" ||
+    fail "pip could not install scripts/lake/requirements.txt"
+  cp "$pins/requirements.txt" "$venv/.pins"
 fi
-"$venv/bin/python" -c 'import moto, duckdb, boto3, azure.storage.blob' 2>/dev/null ||
-  "$venv/bin/pip" install -q "moto[server]>=5.1.5" duckdb boto3 azure-storage-blob ||
-  fail "pip could not install moto[server], duckdb, boto3, azure-storage-blob"
-if [ ! -x "$node/node_modules/.bin/azurite-blob" ]; then
+if ! cmp -s "$pins/package-lock.json" "$node/package-lock.json" 2>/dev/null ||
+  [ ! -x "$node/node_modules/.bin/azurite-blob" ]; then
   command -v npm >/dev/null || fail "npm is missing (apt-get install npm)"
+  rm -rf "$node"
   mkdir -p "$node"
-  (cd "$node" && npm install --silent azurite) || fail "npm could not install azurite"
+  cp "$pins/package.json" "$pins/package-lock.json" "$node/"
+  (cd "$node" && npm ci --silent --no-audit --no-fund) || fail "npm ci could not install azurite"
 fi
 
 s3_port="$(free_port)"
-echo "== moto_server on 127.0.0.1:$s3_port"
-"$venv/bin/moto_server" -H 127.0.0.1 -p "$s3_port" >"$logs/moto.log" 2>&1 &
+echo "== moto (serialized) on 127.0.0.1:$s3_port"
+"$venv/bin/python" "$pins/moto_serial.py" 127.0.0.1 "$s3_port" >"$logs/moto.log" 2>&1 &
 pids+=($!)
-wait_port "$s3_port" "$!" "moto_server" "$logs/moto.log"
+wait_port "$s3_port" "$!" "moto" "$logs/moto.log"
 
 az_port="$(free_port)"
 echo "== azurite-blob on 127.0.0.1:$az_port"
@@ -97,5 +107,5 @@ export DOGANA_LAKE_S3_URL="s3://dogana/test" DOGANA_LAKE_AZ_URL="az://dogana/tes
 echo "== cargo test -p dogana-lake (with the ignored tests)"
 cd "$root"
 started=$(date +%s)
-cargo test -p dogana-lake -- --include-ignored
-echo "== done in $(( $(date +%s) - started )) s"
+cargo test -p dogana-lake --features servers "$@" -- --include-ignored
+echo "== dogana-lake tests done in $(( $(date +%s) - started )) s"

@@ -122,6 +122,48 @@ impl Harness for ShortLeaseLake {
     }
 }
 
+/// The store a test folder names on a server root: the root's URL from the environment
+/// variable `env` (scripts/test-lake.sh sets it), then the folder as one path segment, so every
+/// process that opens one folder (the crash child, a second writer) opens the same store.
+fn cloud_url(env: &str, dir: &Path) -> Result<String, String> {
+    let base = std::env::var(env)
+        .map_err(|_| format!("{env} names the server's root (scripts/test-lake.sh)"))?;
+    let segment: String = dir
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect();
+    Ok(format!("{}/{segment}", base.trim_end_matches('/')))
+}
+
+macro_rules! cloud_harness {
+    ($(#[$doc:meta])* $t:ident, $env:literal) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $t(pub Lake);
+
+        impl Harness for $t {
+            fn create(dir: &Path) -> Result<$t, String> {
+                let url = cloud_url($env, dir)?;
+                Lake::open(Path::new(&url), &LakeOptions::default(), true)
+                    .map($t)
+                    .map_err(|e| e.to_string())
+            }
+
+            fn reopen(&self) -> Result<$t, String> {
+                self.0.try_clone().map($t).map_err(|e| e.to_string())
+            }
+
+            fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
+                damage(&mut self.0, table, d)
+            }
+        }
+
+        delegate_backend!($t);
+    };
+}
+
 /// The port, delegated to the lake inside.
 macro_rules! delegate_backend {
     ($t:ty) => {
@@ -202,3 +244,16 @@ macro_rules! delegate_backend {
 
 delegate_backend!(MemoryLake);
 delegate_backend!(ShortLeaseLake);
+
+cloud_harness!(
+    /// The lake on an S3 server: `$DOGANA_LAKE_S3_URL/<test folder>` (`AWS_*` from the
+    /// environment).
+    S3Lake,
+    "DOGANA_LAKE_S3_URL"
+);
+cloud_harness!(
+    /// The lake on Azure blob storage (Azurite): `$DOGANA_LAKE_AZ_URL/<test folder>`
+    /// (`AZURE_*` from the environment).
+    AzureLake,
+    "DOGANA_LAKE_AZ_URL"
+);

@@ -23,4 +23,4 @@ pub mod sql;
 
 pub use backend::{Lake, LakeOptions, Published, STORE_ID};
 pub use error::LakeError;
-pub use harness::{MemoryLake, ShortLeaseLake};
+pub use harness::{AzureLake, MemoryLake, S3Lake, ShortLeaseLake};

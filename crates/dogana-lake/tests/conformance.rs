@@ -1,5 +1,6 @@
 //! The engine's conformance suite (`dogana_receiver::conformance`) on the lake store, on
-//! `file://` and on `memory://`. Each case checks `verify` after every step (RECV-12,
+//! `file://` and on `memory://`, and with the `servers` feature (scripts/test-lake.sh) on S3
+//! (moto) and Azure (Azurite). Each case checks `verify` after every step (RECV-12,
 //! RECOVERY-01).
 
 mod file {
@@ -8,4 +9,14 @@ mod file {
 
 mod memory {
     dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::MemoryLake>);
+}
+
+#[cfg(feature = "servers")]
+mod s3 {
+    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::S3Lake>);
+}
+
+#[cfg(feature = "servers")]
+mod azure {
+    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::AzureLake>);
 }
