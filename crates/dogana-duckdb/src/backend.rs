@@ -983,4 +983,58 @@ impl Backend for DuckDb {
             .duck()?;
         Ok(rows)
     }
+
+    fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        let exists: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = 'dogana_groups'",
+                [],
+                |r| r.get(0),
+            )
+            .duck()?;
+        if exists == 0 {
+            return Ok(None);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT table_name FROM dogana_groups WHERE group_id =
+                 (SELECT group_id FROM dogana_groups WHERE table_name = ?) ORDER BY table_name",
+            )
+            .duck()?;
+        let tables = stmt
+            .query_map([table.to_ascii_lowercase()], |r| r.get::<_, String>(0))
+            .duck()?
+            .collect::<Result<Vec<_>, _>>()
+            .duck()?;
+        Ok(if tables.is_empty() {
+            None
+        } else {
+            Some(tables)
+        })
+    }
+
+    fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+        // the group's first table names it; one row per table, so a table has one group
+        self.run(
+            "CREATE TABLE IF NOT EXISTS dogana_groups (
+                table_name VARCHAR NOT NULL,
+                group_id   VARCHAR NOT NULL
+             )",
+            &[],
+        )?;
+        let Some(id) = tables.first() else {
+            return Ok(());
+        };
+        for t in tables {
+            let p = [DValue::Text(t.clone()), DValue::Text(id.clone())];
+            self.run("DELETE FROM dogana_groups WHERE table_name = ?1", &p[..1])?;
+            self.run(
+                "INSERT INTO dogana_groups (table_name, group_id) VALUES (?1, ?2)",
+                &p,
+            )?;
+        }
+        Ok(())
+    }
 }

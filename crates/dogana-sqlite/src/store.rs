@@ -793,4 +793,59 @@ impl Backend for Sqlite {
         }
         Ok(rows)
     }
+
+    fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        let exists: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'dogana_groups'",
+                [],
+                |r| r.get(0),
+            )
+            .sql()?;
+        if exists == 0 {
+            return Ok(None);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT table_name FROM dogana_groups WHERE group_id =
+                 (SELECT group_id FROM dogana_groups WHERE table_name = ?1) ORDER BY table_name",
+            )
+            .sql()?;
+        let tables = stmt
+            .query_map([table.to_ascii_lowercase()], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .sql()?;
+        Ok(if tables.is_empty() {
+            None
+        } else {
+            Some(tables)
+        })
+    }
+
+    fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+        // the group's first table names it; one row per table, so a table has one group
+        self.conn
+            .execute_batch(
+                "CREATE TABLE IF NOT EXISTS dogana_groups (
+                    table_name TEXT PRIMARY KEY NOT NULL,
+                    group_id   TEXT NOT NULL
+                 )",
+            )
+            .sql()?;
+        let Some(id) = tables.first() else {
+            return Ok(());
+        };
+        for t in tables {
+            self.conn
+                .execute(
+                    "INSERT INTO dogana_groups (table_name, group_id) VALUES (?1, ?2)
+                     ON CONFLICT (table_name) DO UPDATE SET group_id = excluded.group_id",
+                    [t, id],
+                )
+                .sql()?;
+        }
+        Ok(())
+    }
 }
