@@ -97,6 +97,26 @@ Examples:
 
 Exit status: 0 when every stored ledger is the fold of its accepted receipts, 1 otherwise.";
 
+const LEDGER_EXAMPLES: &str = "\
+Examples:
+  dogana ledger --store orders.db orders > ledger.json
+  dogana ledger --store orders.db orders | dogana claims -";
+
+const PLAN_EXAMPLES: &str = "\
+Examples:
+  # the cheapest read that makes orders complete and deletion-complete as of Tuesday 06:00
+  dogana plan --store orders.db orders --complete-as-of 2026-10-27T06:00:00Z \\
+      --deletions-as-of 2026-10-27T06:00:00Z
+  # one read per table at one instant, so invoices and lines become exact together
+  dogana plan --together --store shop.db invoices lines --json
+
+Exit status: 0 a read is named, or the claims already meet the requirement; 1 no read can.";
+
+const NEXT_EXAMPLES: &str = "\
+Examples:
+  dogana next --store orders.db orders --shape changes --until 2026-10-27T06:00:00Z
+  dogana next --store orders.db orders --shape last3 --until 2026-10-27T06:00:00Z --json";
+
 const CONTRACT_EXAMPLES: &str = "\
 Examples:
   dogana contract orders.toml                          # the wire document on standard output
@@ -146,7 +166,7 @@ pub enum Command {
     /// Print what a ledger (a document, or a store's) claims at a time, region by region
     #[command(
         after_help = CLAIMS_EXAMPLES,
-        override_usage = "dogana claims LEDGER [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--json]\n       dogana claims --store DB TABLE [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--json]"
+        override_usage = "dogana claims LEDGER [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--json]\n       dogana claims --store DB TABLE [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--dates] [--json]\n       dogana claims --store DB TABLE TABLE... [--window TABLE=LOW,HIGH]... [--at TIME] [--limit-days DAYS] [--dates] [--json]"
     )]
     Claims(ClaimsArgs),
     /// Deliver FILE to a receiver's store: check it, publish it or reject it, keep the receipt
@@ -167,6 +187,24 @@ pub enum Command {
         override_usage = "dogana verify --store DB [TABLE]"
     )]
     Verify(VerifyArgs),
+    /// Print the ledger document a store holds for a table
+    #[command(
+        after_help = LEDGER_EXAMPLES,
+        override_usage = "dogana ledger --store DB TABLE"
+    )]
+    Ledger(LedgerArgs),
+    /// Name the cheapest read that would meet a requirement, from a store's ledgers
+    #[command(
+        after_help = PLAN_EXAMPLES,
+        override_usage = "dogana plan --store DB TABLE [--complete-as-of TIME] [--deletions-as-of TIME] [--window LOW HIGH] [--at NOW] [--json]\n       dogana plan --together --store DB TABLE TABLE... [--at NOW] [--json]"
+    )]
+    Plan(PlanArgs),
+    /// Print the request for the next read of a table through one shape
+    #[command(
+        after_help = NEXT_EXAMPLES,
+        override_usage = "dogana next --store DB TABLE --shape NAME --until TIME [--window LOW HIGH] [--json]"
+    )]
+    Next(NextArgs),
     /// Turn a TOML contract description into the contract's wire document
     #[command(after_help = CONTRACT_EXAMPLES)]
     Contract(ContractArgs),
@@ -240,9 +278,16 @@ pub struct ClaimsArgs {
     /// whose stored ledger to read
     #[arg(value_name = "LEDGER", required_unless_present = "store")]
     pub ledger: Option<PathBuf>,
+    /// With --store: more tables, read together as one group (each table's regions, the minima
+    /// across the tables and the group's exact instant)
+    #[arg(value_name = "TABLE", requires = "store")]
+    pub tables: Vec<String>,
     /// Read the ledger of TABLE from this receiver's store instead of a document
     #[arg(long, value_name = "DB")]
     pub store: Option<PathBuf>,
+    /// Also print the table's two dates on a line of their own (the minima over its regions)
+    #[arg(long)]
+    pub dates: bool,
     /// The reader's time, with a UTC offset [default: now]
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub at: Option<String>,
@@ -250,8 +295,9 @@ pub struct ClaimsArgs {
     /// fractional) [default: nothing expires]
     #[arg(long, value_name = "DAYS", value_parser = typed::limit_days)]
     pub limit_days: Option<dogana::Duration>,
-    /// Cut the regions to this closed window, typed by the window column
-    #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
+    /// Cut the regions to this closed window, typed by the window column; for several tables,
+    /// `--window TABLE=LOW,HIGH`, once per table
+    #[arg(long, num_args = 1..=2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
     pub window: Option<Vec<String>>,
     /// Print the Claims wire document instead of lines
     #[arg(long)]
@@ -260,9 +306,10 @@ pub struct ClaimsArgs {
 
 #[derive(Debug, Args)]
 pub struct DeliverArgs {
-    /// The delivered file: CSV with a header row, NDJSON or Parquet
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// The delivered file: CSV with a header row, NDJSON or Parquet; with --group one FILE per
+    /// table of the group, each with its manifest FILE.json beside it
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
     /// The receiver's store (created if missing): a SQLite file (PATH, PATH.db, sqlite:PATH)
     /// or, in a build with DuckDB, PATH.duckdb or duckdb:PATH
     #[arg(long, value_name = "DB")]
@@ -275,8 +322,12 @@ pub struct DeliverArgs {
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
     /// The contract: a wire document (JSON) or a TOML description
-    #[arg(long, value_name = "PATH")]
-    pub contract: PathBuf,
+    #[arg(long, value_name = "PATH", required_unless_present = "group")]
+    pub contract: Option<PathBuf>,
+    /// Deliver the files as one group of tables read together: a TOML file listing the
+    /// group's contracts, `contracts = ["invoices.toml", "lines.toml"]` (paths relative to it)
+    #[arg(long, value_name = "GROUP.toml", conflicts_with_all = ["contract", "manifest"])]
+    pub group: Option<PathBuf>,
     /// The manifest [default: FILE.json]
     #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
@@ -330,6 +381,66 @@ pub struct VerifyArgs {
     /// Verify only this table [default: every table of the store]
     #[arg(value_name = "TABLE")]
     pub table: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LedgerArgs {
+    /// The receiver's store
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The table
+    #[arg(value_name = "TABLE")]
+    pub table: String,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The receiver's store
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The table (with --together: every table of the group)
+    #[arg(value_name = "TABLE", required = true, num_args = 1..)]
+    pub tables: Vec<String>,
+    /// The completeness date the reader needs [default: --at]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub complete_as_of: Option<String>,
+    /// The deletions date the reader needs [default: none]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub deletions_as_of: Option<String>,
+    /// Only this closed window of the table, typed by its window column
+    #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
+    pub window: Option<Vec<String>>,
+    /// The planner's now (with --together: the earliest admissible instant) [default: the clock]
+    #[arg(long, value_name = "NOW", allow_hyphen_values = true)]
+    pub at: Option<String>,
+    /// Plan one read per table at one shared instant, so the group becomes exact there
+    #[arg(long)]
+    pub together: bool,
+    /// Print the Requirement and the Extraction wire documents
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NextArgs {
+    /// The receiver's store
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The table
+    #[arg(value_name = "TABLE")]
+    pub table: String,
+    /// The contract's shape to read through
+    #[arg(long, value_name = "NAME")]
+    pub shape: String,
+    /// The boundary the extractor reads at
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub until: String,
+    /// The window to read, for a window shape without a size
+    #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
+    pub window: Option<Vec<String>>,
+    /// Print the Extraction wire document
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

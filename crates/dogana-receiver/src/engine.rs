@@ -1137,6 +1137,14 @@ pub trait AnyStore {
     fn verify(&mut self, table: &str) -> Result<VerifyReport, StoreError>;
     /// [`Store::read_consistent_rows`].
     fn read_consistent_rows(&mut self, table: &str) -> Result<Snapshot, StoreError>;
+    /// [`Store::deliver_group`].
+    fn deliver_group(
+        &mut self,
+        group: &Group,
+        parts: &[Part],
+        now: Timestamp,
+        source: Option<&str>,
+    ) -> Result<GroupDelivery, StoreError>;
 }
 
 impl<B: Backend> AnyStore for Store<B> {
@@ -1170,6 +1178,16 @@ impl<B: Backend> AnyStore for Store<B> {
 
     fn read_consistent_rows(&mut self, table: &str) -> Result<Snapshot, StoreError> {
         Store::read_consistent_rows(self, table)
+    }
+
+    fn deliver_group(
+        &mut self,
+        group: &Group,
+        parts: &[Part],
+        now: Timestamp,
+        source: Option<&str>,
+    ) -> Result<GroupDelivery, StoreError> {
+        Store::deliver_group(self, group, parts, now, source)
     }
 }
 

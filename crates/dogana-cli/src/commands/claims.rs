@@ -40,7 +40,46 @@ pub fn print(claims: &Claims, table: &str, out: &mut impl Write) -> std::io::Res
     writeln!(out, "{}", claims.summary(table))
 }
 
+/// The table's two dates on a line of their own: the minima over its regions (`unknown` when
+/// some region has none), which stay visible when recent changes have raised every
+/// completeness date but one.
+pub fn dates_line(claims: &Claims, table: &str) -> String {
+    let show = |t: Option<Timestamp>| t.map_or_else(|| "unknown".to_owned(), |t| t.to_string());
+    format!(
+        "{table}: complete as of {}; deletions as of {}",
+        show(claims.complete_as_of()),
+        show(claims.deletions_as_of())
+    )
+}
+
+/// The `--json` document with `--dates`: the Claims document and the table's dates.
+pub fn dated_json(claims: &Claims, tables: &[&str]) -> String {
+    let show = |t: Option<Timestamp>| {
+        t.map_or(serde_json::Value::Null, |t| {
+            serde_json::Value::String(t.to_string())
+        })
+    };
+    let mut dates = serde_json::Map::new();
+    dates.insert("complete_as_of".into(), show(claims.complete_as_of()));
+    dates.insert("deletions_as_of".into(), show(claims.deletions_as_of()));
+    dates.insert("exact_as_of".into(), show(claims.exact_as_of()));
+    dates.insert(
+        "tables".into(),
+        serde_json::Value::Array(tables.iter().map(|t| (*t).into()).collect()),
+    );
+    let mut obj = serde_json::Map::new();
+    obj.insert("claims".into(), claims.to_value());
+    obj.insert("dates".into(), serde_json::Value::Object(dates));
+    format!(
+        "{}\n",
+        dogana_json::canonical(&serde_json::Value::Object(obj))
+    )
+}
+
 pub fn run(a: ClaimsArgs) -> Result<()> {
+    if !a.tables.is_empty() {
+        return crate::commands::plan::group_claims(a);
+    }
     // With --store the positional names the table (`dogana claims --store DB TABLE`).
     let (ledger, value) = match (&a.store, &a.ledger) {
         (Some(db), Some(table)) => (receiver::stored_ledger(db, table)?, None),
@@ -61,6 +100,10 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
     // Without --limit-days nothing expires (CLI-22).
     let limit = a.limit_days.unwrap_or(Duration::MAX);
     let window = match &a.window {
+        Some(bounds) if bounds.len() != 2 => crate::cli::usage_error(
+            "claims",
+            "--window takes two values, LOW HIGH (--window TABLE=LOW,HIGH is for several tables read together)",
+        ),
         Some(bounds) => Some(typed::window(
             ledger.contract(),
             bounds,
@@ -72,11 +115,18 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
         Ok(c) => c,
         Err(e) => refuse!("cannot cut the claims: {}; fix --window", e.problem()),
     };
-    let bytes = if a.json {
+    let table = ledger.contract().table();
+    let bytes = if a.json && a.dates {
+        dated_json(&claims, &[table]).into_bytes()
+    } else if a.json {
         format!("{}\n", claims.to_json()).into_bytes()
     } else {
         let mut buf = Vec::with_capacity(128 * (claims.regions().len() + 1));
-        print(&claims, ledger.contract().table(), &mut buf).expect("writing to memory");
+        print(&claims, table, &mut buf).expect("writing to memory");
+        if a.dates {
+            buf.extend_from_slice(dates_line(&claims, table).as_bytes());
+            buf.push(b'\n');
+        }
         buf
     };
     // Freeing a ledger of 100,000 regions, its JSON and its claims takes a fifth of a second;

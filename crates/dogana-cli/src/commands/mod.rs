@@ -6,6 +6,7 @@
 //! - reader side: [`claims`] (from a ledger document, or from a store with `--store DB TABLE`);
 //! - receiver side, on any store `--store` names: [`receiver`] (`deliver`, `receipts`, `verify`,
 //!   and the ledger `claims --store` reads);
+//! - reading and planning from a store: [`plan`] (`ledger`, `plan`, `plan --together`, `next`);
 //! - documents: [`identity`], [`canonical`]; and [`completions`].
 //!
 //! Shared pieces: `input` (contracts in JSON or TOML, manifests, ledgers), `typed` (option values
@@ -19,6 +20,7 @@ pub mod completions;
 pub mod contract;
 pub mod identity;
 pub mod manifest;
+pub mod plan;
 pub mod receiver;
 
 use crate::cli::{Cli, Command};
@@ -33,6 +35,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Deliver(a) => receiver::deliver(a),
         Command::Receipts(a) => receiver::receipts(a),
         Command::Verify(a) => receiver::verify(a),
+        Command::Ledger(a) => plan::ledger(a),
+        Command::Plan(a) => plan::plan(a),
+        Command::Next(a) => plan::next(a),
         Command::Contract(a) => contract::run(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),
