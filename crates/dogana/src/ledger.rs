@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::ops::Bound;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use imbl::OrdMap;
 use sha2::{Digest, Sha256};
@@ -264,6 +264,101 @@ impl fmt::Display for Region {
     }
 }
 
+/// The evidence from one point of the ledger up to the next, and the identity bytes of the
+/// region it starts, written once and shared by every ledger that shares the point.
+///
+/// A region's bytes depend on its point and on the next point's start (its high end). An
+/// operation that changes a point's successor (a split after it, a merge of the point after
+/// it) replaces the point with a new one, so that the bytes are written again; the bytes
+/// also record the successor they were written for, and are not used for any other.
+#[derive(Clone)]
+struct Point(Arc<PointData>);
+
+struct PointData {
+    dates: Option<Dates>,
+    bytes: OnceLock<RegionBytes>,
+}
+
+/// The RFC 8785 text of a region's identity form (WIRE-18, WIRE-22), preceded by the comma
+/// that separates it from the previous region unless it is the first.
+struct RegionBytes {
+    next: Option<Start>,
+    bytes: Box<[u8]>,
+}
+
+impl Point {
+    fn new(dates: Option<Dates>) -> Point {
+        Point(Arc::new(PointData {
+            dates,
+            bytes: OnceLock::new(),
+        }))
+    }
+
+    fn dates(&self) -> Option<Dates> {
+        self.0.dates
+    }
+
+    /// Appends the region's bytes to `out`: the cached ones, written on first use (a ledger
+    /// read only for its claims never needs them), or fresh ones for another successor.
+    fn write_identity(&self, start: &Start, next: Option<&Start>, sink: &mut impl FnMut(&[u8])) {
+        let cached = self.0.bytes.get_or_init(|| RegionBytes {
+            next: next.cloned(),
+            bytes: region_identity(start, self.0.dates, next).into_boxed_slice(),
+        });
+        if cached.next.as_ref() == next {
+            sink(&cached.bytes);
+        } else {
+            debug_assert!(false, "a point whose successor changed is replaced");
+            sink(&region_identity(start, self.0.dates, next));
+        }
+    }
+}
+
+impl PartialEq for Point {
+    fn eq(&self, other: &Point) -> bool {
+        self.0.dates == other.0.dates
+    }
+}
+
+impl Eq for Point {}
+
+/// The identity bytes of the region from `start` to just below `next`, with its leading comma
+/// unless it is the first; the spelling of [`Ledger::region_at`], keys in UTF-16 order.
+fn region_identity(start: &Start, dates: Option<Dates>, next: Option<&Start>) -> Vec<u8> {
+    use crate::wire::{write_identity_stamp, write_identity_value};
+    let mut out = String::with_capacity(256);
+    if *start != Start::Min {
+        out.push(',');
+    }
+    out.push_str("{\"complete_as_of\":");
+    write_identity_stamp(&mut out, dates.map(Dates::complete_as_of));
+    out.push_str(",\"deletions_as_of\":");
+    write_identity_stamp(&mut out, dates.map(Dates::deletions_as_of));
+    out.push_str(",\"high\":");
+    match next {
+        None | Some(Start::Min) => out.push_str("null,\"high_open\":true"),
+        Some(Start::At(n)) => match n.predecessor() {
+            Some(p) => {
+                write_identity_value(&mut out, &p);
+                out.push_str(",\"high_open\":false");
+            }
+            None => {
+                write_identity_value(&mut out, n);
+                out.push_str(",\"high_open\":true");
+            }
+        },
+    }
+    out.push_str(",\"kind\":\"Region\",\"low\":");
+    match start {
+        Start::Min => out.push_str("null,\"low_open\":true}"),
+        Start::At(v) => {
+            write_identity_value(&mut out, v);
+            out.push_str(",\"low_open\":false}");
+        }
+    }
+    out.into_bytes()
+}
+
 /// The span of the window column a delivery covers.
 #[derive(Debug, Clone)]
 enum Span {
@@ -297,9 +392,14 @@ enum Span {
 pub struct Ledger {
     contract: Arc<Contract>,
     contract_identity: Arc<str>,
-    points: OrdMap<Start, Option<Dates>>,
+    /// The RFC 8785 text of the contract's identity form, which opens the ledger's.
+    contract_jcs: Arc<[u8]>,
+    points: OrdMap<Start, Point>,
     generation: Option<Position>,
     publication_id: Option<String>,
+    /// The ledger's identity once computed: a receiver asks for it more than once per
+    /// decision. Every change to the fields above makes a new, empty cell ([`Ledger::changed`]).
+    identity: OnceLock<Arc<str>>,
 }
 
 impl PartialEq for Ledger {
@@ -357,14 +457,63 @@ fn refuse(
 impl Ledger {
     /// A new ledger: one unbounded unknown region, no position, no publication (LEDGER-02).
     pub fn new(contract: Contract) -> Ledger {
-        let contract_identity: Arc<str> = contract.identity().into();
+        let (contract_identity, contract_jcs) = contract_identity(&contract);
         Ledger {
             contract: Arc::new(contract),
             contract_identity,
-            points: OrdMap::unit(Start::Min, None),
+            contract_jcs,
+            points: OrdMap::unit(Start::Min, Point::new(None)),
             generation: None,
             publication_id: None,
+            identity: OnceLock::new(),
         }
+    }
+
+    /// Forgets the cached identity of a ledger about to change.
+    fn changed(&mut self) {
+        self.identity = OnceLock::new();
+    }
+
+    /// The ledger's identity (LEDGER-15), computed once.
+    pub(crate) fn cached_identity(&self) -> &str {
+        self.identity.get_or_init(|| {
+            let mut hasher = Sha256::new();
+            self.write_identity_json(|bytes| hasher.update(bytes));
+            hex(&hasher.finalize()).into()
+        })
+    }
+
+    /// Streams the RFC 8785 text of the identity form (WIRE-18, WIRE-19) to `sink`, in pieces
+    /// of up to 64 KiB: the header, each region's cached bytes, the trailer. Keys are in UTF-16
+    /// order: contract, generation, kind, publication_id, regions.
+    pub(crate) fn write_identity_json(&self, mut sink: impl FnMut(&[u8])) {
+        let mut out: Vec<u8> = Vec::with_capacity(self.contract_jcs.len() + 256);
+        let mut header = String::with_capacity(128);
+        header.push_str("{\"contract\":");
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(&self.contract_jcs);
+        header.clear();
+        if let Some(g) = &self.generation {
+            header.push_str(",\"generation\":");
+            match g {
+                Position::Token(t) => dogana_json::write_jcs_string(&mut header, t),
+                Position::Sequence(n) => header.push_str(&n.to_string()),
+            }
+        }
+        header.push_str(",\"kind\":\"Ledger\"");
+        if let Some(p) = &self.publication_id {
+            header.push_str(",\"publication_id\":");
+            dogana_json::write_jcs_string(&mut header, p);
+        }
+        header.push_str(",\"regions\":[");
+        out.extend_from_slice(header.as_bytes());
+        sink(&out);
+        let mut iter = self.points.iter().peekable();
+        while let Some((start, point)) = iter.next() {
+            let next = iter.peek().map(|(n, _)| *n);
+            point.write_identity(start, next, &mut sink);
+        }
+        sink(b"]}");
     }
 
     /// The contract in force.
@@ -398,7 +547,7 @@ impl Ledger {
     }
 
     fn first_dates(&self) -> Option<Dates> {
-        self.points.get_min().and_then(|(_, d)| *d)
+        self.points.get_min().and_then(|(_, p)| p.dates())
     }
 
     /// The regions, in order, as a view of the points.
@@ -456,7 +605,7 @@ impl Ledger {
                 Some((n, _)) => Some((*n).clone()),
                 None => next_point(&self.points, k),
             };
-            out.push(self.region_at(k, *d, next.as_ref()));
+            out.push(self.region_at(k, d.dates(), next.as_ref()));
         }
         out
     }
@@ -492,6 +641,7 @@ impl Ledger {
         self.admit(shape, manifest, &covered)?;
         let t = manifest.produced_at;
         let mut next = self.clone();
+        next.changed();
         let effect = |d: Option<Dates>| -> Option<Dates> {
             let Some(old) = d else {
                 // Only complete reads and the first append reach unknown regions.
@@ -528,13 +678,13 @@ impl Ledger {
         };
         match &span {
             Span::All if shape.is_complete() || self.contract.is_keyless() => {
-                next.points = OrdMap::unit(Start::Min, Some(Dates::exact(t)));
+                next.points = OrdMap::unit(Start::Min, Point::new(Some(Dates::exact(t))));
             }
             Span::All => {
                 let keys: Vec<Start> = next.points.keys().cloned().collect();
                 for k in keys {
-                    let d = next.points[&k];
-                    next.points.insert(k, effect(d));
+                    let d = next.points[&k].dates();
+                    next.points.insert(k, Point::new(effect(d)));
                 }
                 next.merge(&Start::Min, None);
             }
@@ -550,8 +700,8 @@ impl Ledger {
                     .map(|(k, _)| k.clone())
                     .collect();
                 for k in keys {
-                    let d = next.points[&k];
-                    next.points.insert(k, effect(d));
+                    let d = next.points[&k].dates();
+                    next.points.insert(k, Point::new(effect(d)));
                 }
                 next.merge(lo, end.as_ref());
             }
@@ -740,8 +890,16 @@ impl Ledger {
 
     fn split(&mut self, at: &Start) {
         if !self.points.contains_key(at) {
-            let d = self.points.get_prev(at).and_then(|(_, d)| *d);
-            self.points.insert(at.clone(), d);
+            let Some((before, d)) = self
+                .points
+                .get_prev(at)
+                .map(|(k, p)| (k.clone(), p.dates()))
+            else {
+                unreachable!("the first point is the domain's least value")
+            };
+            // `before` now ends below `at`: a new point, so its bytes are written again.
+            self.points.insert(before, Point::new(d));
+            self.points.insert(at.clone(), Point::new(d));
         }
     }
 
@@ -758,14 +916,24 @@ impl Ledger {
             .points
             .range::<_, Start>((Bound::Unbounded, Bound::Excluded(from)))
             .next_back()
-            .map(|(_, d)| *d);
+            .map(|(k, p)| (k.clone(), p.dates()));
+        let mut extended = Vec::new();
         for k in keys {
-            let d = self.points[&k];
-            if k != Start::Min && previous == Some(d) {
-                self.points.remove(&k);
-            } else {
-                previous = Some(d);
+            let d = self.points[&k].dates();
+            match &previous {
+                Some((before, pd)) if k != Start::Min && *pd == d => {
+                    self.points.remove(&k);
+                    if extended.last() != Some(before) {
+                        extended.push(before.clone());
+                    }
+                }
+                _ => previous = Some((k, d)),
             }
+        }
+        // A point whose region now reaches further is new, so its bytes are written again.
+        for k in extended {
+            let d = self.points[&k].dates();
+            self.points.insert(k, Point::new(d));
         }
     }
 
@@ -783,13 +951,15 @@ impl Ledger {
                 ));
             }
         }
-        let contract_identity: Arc<str> = contract.identity().into();
+        let (contract_identity, contract_jcs) = contract_identity(&contract);
         let mut next = self.clone();
+        next.changed();
         if self.contract.window_type() != contract.window_type() {
-            next.points = OrdMap::unit(Start::Min, None);
+            next.points = OrdMap::unit(Start::Min, Point::new(None));
         }
         next.contract = Arc::new(contract);
         next.contract_identity = contract_identity;
+        next.contract_jcs = contract_jcs;
         Ok(next)
     }
 
@@ -879,7 +1049,7 @@ impl Ledger {
                     Start::At(v.clone())
                 }
             };
-            points.insert(start, r.dates);
+            points.insert(start, Point::new(r.dates));
             previous = Some(r);
         }
         let last = regions.last().expect("nonempty");
@@ -909,21 +1079,29 @@ impl Ledger {
                 ));
             }
         }
-        let contract_identity: Arc<str> = contract.identity().into();
+        let (contract_identity, contract_jcs) = contract_identity(&contract);
         Ok(Ledger {
             contract: Arc::new(contract),
             contract_identity,
+            contract_jcs,
             points,
             generation,
             publication_id,
+            identity: OnceLock::new(),
         })
     }
 }
 
 /// The first point strictly after `k`.
-fn next_point(points: &OrdMap<Start, Option<Dates>>, k: &Start) -> Option<Start> {
+fn next_point(points: &OrdMap<Start, Point>, k: &Start) -> Option<Start> {
     points
         .range::<_, Start>((Bound::Excluded(k), Bound::Unbounded))
         .next()
         .map(|(k, _)| k.clone())
+}
+
+/// The contract's identity and the RFC 8785 text it hashes, which the ledger's identity embeds.
+fn contract_identity(contract: &Contract) -> (Arc<str>, Arc<[u8]>) {
+    let jcs = dogana_json::jcs(&contract.identity_dict());
+    (hex(&Sha256::digest(&jcs)).into(), jcs.into())
 }
