@@ -971,100 +971,139 @@ impl Ledger {
         generation: Option<Position>,
         publication_id: Option<String>,
     ) -> Result<Ledger, InvalidContract> {
+        let mut parts = Parts::new(contract);
+        for r in regions {
+            parts.push(r)?;
+        }
+        parts.finish(generation, publication_id)
+    }
+}
+
+/// [`Ledger::from_parts`] one region at a time, so that a reader need not hold the regions:
+/// the same checks in the same order, with the same messages.
+pub(crate) struct Parts {
+    contract: Contract,
+    window_type: Option<LogicalType>,
+    points: OrdMap<Start, Point>,
+    previous: Option<Region>,
+    count: usize,
+}
+
+impl Parts {
+    pub(crate) fn new(contract: Contract) -> Parts {
+        Parts {
+            window_type: contract.window_type(),
+            contract,
+            points: OrdMap::new(),
+            previous: None,
+            count: 0,
+        }
+    }
+
+    /// The next region, checked against the one before it.
+    pub(crate) fn push(&mut self, r: Region) -> Result<(), InvalidContract> {
+        let i = self.count;
         let at = |i: usize, f: &str| format!("regions[{i}].{f}");
-        let window_type = contract.window_type();
-        if regions.is_empty() {
+        let window_type = self.window_type;
+        for (f, v) in [("low", &r.low), ("high", &r.high)] {
+            if let Some(v) = v {
+                if Some(v.logical_type()) != window_type || !v.in_domain() {
+                    return Err(invalid(
+                        at(i, f),
+                        v,
+                        "LEDGER-03",
+                        format!(
+                            "region bounds are values of the window column ({})",
+                            window_type.map_or("none".into(), |t: LogicalType| t.to_string())
+                        ),
+                    ));
+                }
+            }
+        }
+        let start = match (&self.previous, &r.low) {
+            (None, None) => Start::Min,
+            (None, Some(v)) => {
+                return Err(invalid(
+                    at(i, "low"),
+                    v,
+                    "LEDGER-03",
+                    "the first region is unbounded below",
+                ))
+            }
+            (Some(_), None) => {
+                return Err(invalid(
+                    at(i, "low"),
+                    "None",
+                    "LEDGER-03",
+                    "only the first region is unbounded below",
+                ))
+            }
+            (Some(p), Some(v)) => {
+                if r.low_open || v.is_min() {
+                    return Err(invalid(
+                        at(i, "low_open"),
+                        r.low_open,
+                        "DOMAIN-15",
+                        "a region's low end is stored closed and is not the domain's least value",
+                    ));
+                }
+                let expected = match v.predecessor() {
+                    Some(pv) => (Some(pv), false),
+                    None => (Some(v.clone()), true),
+                };
+                if (p.high.clone(), p.high_open) != expected {
+                    return Err(invalid(
+                        at(i - 1, "high"),
+                        p.high.as_ref().map_or("None".into(), |h| h.to_string()),
+                        "LEDGER-03",
+                        format!("regions are contiguous in the canonical spelling: the region before {v} ends just below it"),
+                    ));
+                }
+                if p.dates == r.dates {
+                    return Err(invalid(
+                        at(i, "complete_as_of"),
+                        r.complete_as_of().map_or("None".into(), |c| c.to_string()),
+                        "LEDGER-09",
+                        "neighbouring regions with equal dates are merged",
+                    ));
+                }
+                Start::At(v.clone())
+            }
+        };
+        // Regions arrive in order, so each point goes at the end of the map.
+        self.points.insert(start, Point::new(r.dates));
+        self.previous = Some(r);
+        self.count += 1;
+        Ok(())
+    }
+
+    /// The ledger, once every region is in.
+    pub(crate) fn finish(
+        self,
+        generation: Option<Position>,
+        publication_id: Option<String>,
+    ) -> Result<Ledger, InvalidContract> {
+        let at = |i: usize, f: &str| format!("regions[{i}].{f}");
+        let Some(last) = &self.previous else {
             return Err(invalid(
                 "regions",
                 "[]",
                 "LEDGER-03",
                 "regions cover the whole domain; there is at least one",
             ));
-        }
-        let mut points = OrdMap::new();
-        let mut previous: Option<&Region> = None;
-        for (i, r) in regions.iter().enumerate() {
-            for (f, v) in [("low", &r.low), ("high", &r.high)] {
-                if let Some(v) = v {
-                    if Some(v.logical_type()) != window_type || !v.in_domain() {
-                        return Err(invalid(
-                            at(i, f),
-                            v,
-                            "LEDGER-03",
-                            format!(
-                                "region bounds are values of the window column ({})",
-                                window_type.map_or("none".into(), |t: LogicalType| t.to_string())
-                            ),
-                        ));
-                    }
-                }
-            }
-            let start = match (previous, &r.low) {
-                (None, None) => Start::Min,
-                (None, Some(v)) => {
-                    return Err(invalid(
-                        at(i, "low"),
-                        v,
-                        "LEDGER-03",
-                        "the first region is unbounded below",
-                    ))
-                }
-                (Some(_), None) => {
-                    return Err(invalid(
-                        at(i, "low"),
-                        "None",
-                        "LEDGER-03",
-                        "only the first region is unbounded below",
-                    ))
-                }
-                (Some(p), Some(v)) => {
-                    if r.low_open || v.is_min() {
-                        return Err(invalid(
-                            at(i, "low_open"),
-                            r.low_open,
-                            "DOMAIN-15",
-                            "a region's low end is stored closed and is not the domain's least value",
-                        ));
-                    }
-                    let expected = match v.predecessor() {
-                        Some(pv) => (Some(pv), false),
-                        None => (Some(v.clone()), true),
-                    };
-                    if (p.high.clone(), p.high_open) != expected {
-                        return Err(invalid(
-                            at(i - 1, "high"),
-                            p.high.as_ref().map_or("None".into(), |h| h.to_string()),
-                            "LEDGER-03",
-                            format!("regions are contiguous in the canonical spelling: the region before {v} ends just below it"),
-                        ));
-                    }
-                    if p.dates == r.dates {
-                        return Err(invalid(
-                            at(i, "complete_as_of"),
-                            r.complete_as_of().map_or("None".into(), |c| c.to_string()),
-                            "LEDGER-09",
-                            "neighbouring regions with equal dates are merged",
-                        ));
-                    }
-                    Start::At(v.clone())
-                }
-            };
-            points.insert(start, Point::new(r.dates));
-            previous = Some(r);
-        }
-        let last = regions.last().expect("nonempty");
+        };
         if last.high.is_some() {
             return Err(invalid(
-                at(regions.len() - 1, "high"),
+                at(self.count - 1, "high"),
                 last.high.as_ref().map_or(String::new(), |h| h.to_string()),
                 "LEDGER-03",
                 "the last region is unbounded above",
             ));
         }
-        if window_type.is_none() && regions.len() != 1 {
+        if self.window_type.is_none() && self.count != 1 {
             return Err(invalid(
                 "regions",
-                regions.len(),
+                self.count,
                 "LEDGER-08",
                 "a table without a window column has one region",
             ));
@@ -1079,12 +1118,13 @@ impl Ledger {
                 ));
             }
         }
+        let contract = self.contract;
         let (contract_identity, contract_jcs) = contract_identity(&contract);
         Ok(Ledger {
             contract: Arc::new(contract),
             contract_identity,
             contract_jcs,
-            points,
+            points: self.points,
             generation,
             publication_id,
             identity: OnceLock::new(),

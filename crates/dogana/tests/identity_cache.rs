@@ -164,6 +164,7 @@ proptest! {
             // Read back from its canonical document, the ledger has the same identity.
             let read = Ledger::from_json(&next.to_json()).unwrap();
             prop_assert_eq!(read.identity(), fresh_identity(&next));
+            prop_assert_eq!(read.identity_json(), fresh_jcs(&next));
             history.push(next.clone());
             ledger = next;
         }

@@ -22,6 +22,7 @@ use crate::time::{Date, Duration, Timestamp};
 use crate::value::{Value, Window};
 
 mod decode;
+mod fast;
 pub use decode::FromWire;
 
 /// The wire format version this crate reads and writes.
