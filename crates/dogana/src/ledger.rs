@@ -221,33 +221,53 @@ impl Region {
     /// The interval as the command line prints it (CLI-25): `[` or `(` by the open flags,
     /// `-inf` and `+inf` for unbounded ends, integer and date bounds always closed.
     pub fn interval(&self) -> String {
-        let shown = |v: &Value, open: bool, low: bool| -> (String, bool) {
+        let mut out = String::new();
+        self.write_interval(&mut out).expect("writing to a String");
+        out
+    }
+
+    /// Writes [`Region::interval`] without building it.
+    pub(crate) fn write_interval(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        // An open integer or date end is shown closed, at its neighbour, where it has one.
+        let shown = |v: &Value, open: bool, low: bool| -> (Option<Value>, bool) {
             match v {
                 Value::Int(_) | Value::Date(_) if open => {
-                    let n = if low { v.successor() } else { v.predecessor() };
-                    match n {
-                        Some(n) => (n.to_string(), false),
-                        None => (v.to_string(), true),
+                    match if low { v.successor() } else { v.predecessor() } {
+                        Some(n) => (Some(n), false),
+                        None => (None, true),
                     }
                 }
-                _ => (v.to_string(), open),
+                _ => (None, open),
             }
         };
-        let (l, lb) = match &self.low {
-            None => ("-inf".to_owned(), '('),
+        match &self.low {
+            None => out.write_str("(-inf")?,
             Some(v) => {
-                let (s, open) = shown(v, self.low_open, true);
-                (s, if open { '(' } else { '[' })
+                let (n, open) = shown(v, self.low_open, true);
+                out.write_char(if open { '(' } else { '[' })?;
+                write!(out, "{}", n.as_ref().unwrap_or(v))?;
             }
-        };
-        let (h, hb) = match &self.high {
-            None => ("+inf".to_owned(), ')'),
+        }
+        out.write_str(", ")?;
+        match &self.high {
+            None => out.write_str("+inf)"),
             Some(v) => {
-                let (s, open) = shown(v, self.high_open, false);
-                (s, if open { ')' } else { ']' })
+                let (n, open) = shown(v, self.high_open, false);
+                write!(out, "{}", n.as_ref().unwrap_or(v))?;
+                out.write_char(if open { ')' } else { ']' })
             }
-        };
-        format!("{lb}{l}, {h}{hb}")
+        }
+    }
+
+    /// The one region of a new ledger: unbounded, unknown.
+    pub(crate) fn unbounded() -> Region {
+        Region {
+            low: None,
+            high: None,
+            low_open: true,
+            high_open: true,
+            dates: None,
+        }
     }
 }
 
@@ -581,6 +601,15 @@ impl Ledger {
             high,
             high_open,
             dates,
+        }
+    }
+
+    /// Every region in order, one at a time.
+    pub(crate) fn for_each_region(&self, mut each: impl FnMut(Region)) {
+        let mut iter = self.points.iter().peekable();
+        while let Some((k, d)) = iter.next() {
+            let next = iter.peek().map(|(n, _)| *n);
+            each(self.region_at(k, d.dates(), next));
         }
     }
 
