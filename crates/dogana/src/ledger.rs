@@ -489,6 +489,15 @@ impl Ledger {
         }
     }
 
+    /// Whether `other` is this ledger, or a clone of it (the same shared regions): cheaper
+    /// than equality, and never true for two ledgers that differ.
+    pub(crate) fn is_same(&self, other: &Ledger) -> bool {
+        self.points.ptr_eq(&other.points)
+            && self.generation == other.generation
+            && self.publication_id == other.publication_id
+            && (Arc::ptr_eq(&self.contract, &other.contract) || self.contract == other.contract)
+    }
+
     /// Forgets the cached identity of a ledger about to change.
     fn changed(&mut self) {
         self.identity = OnceLock::new();

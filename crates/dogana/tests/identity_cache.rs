@@ -175,3 +175,37 @@ proptest! {
         }
     }
 }
+
+/// A receipt fresh from the gate remembers the ledger it leaves; following it on the ledger it
+/// was decided on gives that ledger, and on any other ledger decides afresh.
+// rule: RECV-17 — follow leaves exactly the ledger the receipt names, or refuses
+#[test]
+fn a_receipt_remembers_only_the_ledger_it_was_decided_on() {
+    let c = contract(WinType::Date, false);
+    let step = |shape, low, high| Step {
+        shape,
+        low,
+        high,
+        back: 0,
+        token: 0,
+    };
+    let first = manifest(&c, WinType::Date, &step(1, 1, 1), 10, None);
+    let base = Ledger::new(c.clone()).apply(&first).unwrap();
+    let m = manifest(&c, WinType::Date, &step(1, 2, 2), 20, None);
+    let receipt = Gate::evaluate(&base, &m, &[], m.produced_at(), None, &[]);
+    let read = dogana::Receipt::from_json(&receipt.to_json()).unwrap();
+    assert_eq!(read, receipt);
+    let next = base.follow(&receipt).unwrap();
+    assert_eq!(next, base.follow(&read).unwrap());
+    assert_eq!(next.identity(), fresh_identity(&next));
+    // Another ledger with the same head: regions differ, so the receipt leaves another ledger.
+    let other = Ledger::from_parts(
+        c.clone(),
+        Ledger::new(c.clone()).regions(),
+        None,
+        base.publication_id().map(str::to_owned),
+    )
+    .unwrap();
+    let e = other.follow(&receipt).unwrap_err();
+    assert_eq!(e.0.field, "ledger_identity");
+}

@@ -1064,6 +1064,7 @@ impl FromWire for Receipt {
             publication_id,
             ledger_identity,
             transition,
+            decided: Default::default(),
         })
     }
 }
