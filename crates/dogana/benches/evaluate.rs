@@ -16,6 +16,8 @@
 //!   hashes the result. (A receipt fresh from the gate, followed on the ledger it was decided
 //!   on, gives the ledger the gate left without either; that is `follow_fresh`.)
 //! - `identity`: the identity of the next ledger, its cache emptied before each timed call.
+//! - `identity_cold` (alternating rounds only): the identity of the next ledger just read from
+//!   its canonical document, whose regions have no bytes yet: every region is written.
 //!
 //! The base ledger's regions keep their cached bytes between iterations, as a receiver's
 //! ledger does between deliveries: each decision writes the bytes of the regions it touches.
@@ -109,7 +111,8 @@ fn ratios(n: usize, base: &Ledger, m: &Manifest, next: &Ledger, canonical: &[u8]
     // Blocks of about 2 ms at 1 GB/s.
     let reps = (2_000_000 / canonical.len()).max(1);
     let rounds = if n >= 100_000 { 41 } else { 201 };
-    let mut times: [Vec<f64>; 4] = Default::default();
+    let mut times: [Vec<f64>; 5] = Default::default();
+    let doc = next.to_json();
     for _ in 0..rounds {
         let fresh: Vec<Ledger> = (0..reps)
             .map(|_| next.with_contract(c.clone()).expect("the same contract"))
@@ -127,22 +130,34 @@ fn ratios(n: usize, base: &Ledger, m: &Manifest, next: &Ledger, canonical: &[u8]
         let identity = per_call(reps, || {
             black_box(fresh.next().expect("one per call").identity());
         });
-        for (t, x) in times.iter_mut().zip([sha, evaluate, follow, identity]) {
+        let read: Vec<Ledger> = (0..reps)
+            .map(|_| Ledger::from_slice_fast(doc.as_bytes()).expect("a canonical document"))
+            .collect();
+        let mut read = read.into_iter();
+        let cold = per_call(reps, || {
+            black_box(read.next().expect("one per call").identity());
+        });
+        for (t, x) in times
+            .iter_mut()
+            .zip([sha, evaluate, follow, identity, cold])
+        {
             t.push(x);
         }
     }
     let ratio = |i: usize| median(times[i].iter().zip(&times[0]).map(|(x, s)| x / s).collect());
     let least = |i: usize| times[i].iter().copied().fold(f64::INFINITY, f64::min);
     println!(
-        "ratios/{n}: {} bytes, {rounds} rounds of {reps} calls; median per call: sha256 {:.1} us, evaluate {:.1} us, follow {:.1} us, identity {:.1} us; median of the rounds' ratios to sha256: evaluate {:.3}, follow {:.3}, identity {:.3}; least per call: sha256 {:.1} us, evaluate {:.1} us ({:.3}), follow {:.1} us ({:.3}), identity {:.1} us ({:.3})",
+        "ratios/{n}: {} bytes, {rounds} rounds of {reps} calls; median per call: sha256 {:.1} us, evaluate {:.1} us, follow {:.1} us, identity {:.1} us, identity_cold {:.1} us; median of the rounds' ratios to sha256: evaluate {:.3}, follow {:.3}, identity {:.3}, identity_cold {:.3}; least per call: sha256 {:.1} us, evaluate {:.1} us ({:.3}), follow {:.1} us ({:.3}), identity {:.1} us ({:.3}), identity_cold {:.1} us ({:.3})",
         canonical.len(),
         median(times[0].clone()) / 1e3,
         median(times[1].clone()) / 1e3,
         median(times[2].clone()) / 1e3,
         median(times[3].clone()) / 1e3,
+        median(times[4].clone()) / 1e3,
         ratio(1),
         ratio(2),
         ratio(3),
+        ratio(4),
         least(0) / 1e3,
         least(1) / 1e3,
         least(1) / least(0),
@@ -150,6 +165,8 @@ fn ratios(n: usize, base: &Ledger, m: &Manifest, next: &Ledger, canonical: &[u8]
         least(2) / least(0),
         least(3) / 1e3,
         least(3) / least(0),
+        least(4) / 1e3,
+        least(4) / least(0),
     );
 }
 

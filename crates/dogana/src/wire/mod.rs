@@ -343,25 +343,28 @@ impl Wire for Ledger {
 
 /// A datetime or its absence in RFC 8785, as the identity form writes it (WIRE-20).
 pub(crate) fn write_identity_stamp(out: &mut String, t: Option<Timestamp>) {
-    use std::fmt::Write as _;
     match t {
         None => out.push_str("null"),
         Some(t) => {
-            let _ = write!(out, "{{\"$datetime\":\"{t}\"}}");
+            out.push_str("{\"$datetime\":\"");
+            t.push_to(out);
+            out.push_str("\"}");
         }
     }
 }
 
 /// A key or bound value in RFC 8785, as [`value`] builds it.
 pub(crate) fn write_identity_value(out: &mut String, v: &Value) {
-    use std::fmt::Write as _;
     match v {
         Value::Int(i) => {
+            use std::fmt::Write as _;
             let _ = write!(out, "{i}");
         }
         Value::Str(s) => dogana_json::write_jcs_string(out, s),
         Value::Date(d) => {
-            let _ = write!(out, "{{\"$date\":\"{d}\"}}");
+            out.push_str("{\"$date\":\"");
+            d.push_to(out);
+            out.push_str("\"}");
         }
         Value::Datetime(t) => write_identity_stamp(out, Some(*t)),
     }
