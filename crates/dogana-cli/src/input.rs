@@ -90,13 +90,18 @@ pub fn manifest(path: &Path) -> Result<Manifest> {
     }
 }
 
-/// A ledger document (`ledger.to_json()`), and the JSON value it was read from.
+/// A ledger document (`ledger.to_json()`), and the JSON value it was read from, if one was
+/// built.
 ///
-/// The value is returned so that a command about to exit can leave it unfreed: for a ledger of
-/// 100,000 regions, freeing the value and the ledger costs as much as printing them
-/// (bench/cli.md).
-pub fn ledger(path: &Path) -> Result<(Ledger, serde_json::Value)> {
+/// A canonical document is read without a JSON tree (`Ledger::from_slice_fast`, bench/cli.md);
+/// any other goes through the strict parser, whose refusals this names. The value is returned
+/// so that a command about to exit can leave it unfreed: for a ledger of 100,000 regions,
+/// freeing the value and the ledger costs as much as printing them.
+pub fn ledger(path: &Path) -> Result<(Ledger, Option<serde_json::Value>)> {
     let bytes = read(path, "ledger")?;
+    if let Some(l) = Ledger::from_slice_fast(&bytes) {
+        return Ok((l, None));
+    }
     let refused = |problem: &dyn std::fmt::Display| {
         Refusal::new(format!(
             "ledger {} is refused: {problem}; export it again from the receiver's store (load_ledger(contract).to_json())",
@@ -105,7 +110,7 @@ pub fn ledger(path: &Path) -> Result<(Ledger, serde_json::Value)> {
     };
     let value = dogana_json::parse(&bytes).map_err(|e| refused(&e))?;
     match Ledger::from_value(&value) {
-        Ok(l) => Ok((l, value)),
+        Ok(l) => Ok((l, Some(value))),
         Err(e) => Err(refused(&e.0)),
     }
 }

@@ -11,7 +11,7 @@
 //!
 //! Shared pieces: `input` (contracts in JSON or TOML, manifests, ledgers), `typed` (option values
 //! typed by the contract), `output` (standard output, atomic writes), `progress` (the spinner of a
-//! long delivery) and [`claims::print`] (the claims lines).
+//! long delivery).
 
 pub mod canonical;
 pub mod check;

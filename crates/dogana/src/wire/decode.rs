@@ -861,7 +861,26 @@ impl FromWire for Region {
     }
 }
 
+impl Ledger {
+    /// Reads a ledger document in one pass over its bytes, without building a JSON tree, or
+    /// gives `None` when only [`FromWire::from_slice`] can say: a document it refuses, or one
+    /// spelled in a way this reader leaves to it (escaped keys, numbers like `4.0`, the
+    /// regions before the contract). It never accepts a document `from_slice` refuses, and
+    /// gives the same ledger; `from_slice` tries it first.
+    pub fn from_slice_fast(bytes: &[u8]) -> Option<Ledger> {
+        super::fast::ledger(bytes)
+    }
+}
+
 impl FromWire for Ledger {
+    fn from_slice(bytes: &[u8]) -> Result<Ledger> {
+        if let Some(ledger) = Ledger::from_slice_fast(bytes) {
+            return Ok(ledger);
+        }
+        let value = dogana_json::parse(bytes).map_err(json_error)?;
+        Ledger::from_value(&value)
+    }
+
     fn from_value(v: &Json) -> Result<Ledger> {
         let o = Obj::open(
             v,
@@ -1045,6 +1064,7 @@ impl FromWire for Receipt {
             publication_id,
             ledger_identity,
             transition,
+            decided: Default::default(),
         })
     }
 }
