@@ -769,6 +769,11 @@ fn a_key_of_megabytes_is_cut_in_the_path() {
     let e = refusal::<Contract>(&doc.to_string());
     assert_eq!(e.0.rule, "WIRE-07");
     short(&e);
+    // a tag of megabytes
+    let tag = json!({ "$datetime": huge });
+    let e = refusal::<Manifest>(&edit(&manifest_doc(), "/produced_at", Some(tag)));
+    assert_eq!(e.0.field, "$.produced_at");
+    short(&e);
 }
 
 #[test]
