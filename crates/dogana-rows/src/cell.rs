@@ -59,7 +59,8 @@ impl Cell<'_> {
 
     /// Parses CSV text as a value of `ty`, the way bound columns are parsed: an empty text is
     /// null; `int` is `-?[0-9]+` within i64; `float` is Rust's (and Python's) decimal or
-    /// exponent notation, `inf` and `nan`; `bool` is `true`/`false` (also `True`/`False`,
+    /// exponent notation of a finite number (`nan`, `inf` and numbers beyond binary64 are
+    /// refused, as [`ColumnType::check`](crate::ColumnType::check) refuses them); `bool` is `true`/`false` (also `True`/`False`,
     /// `TRUE`/`FALSE`), `1`/`0` or `t`/`f`; `date` is `YYYY-MM-DD`; `datetime` is RFC 3339 with
     /// `Z` or a `±HH:MM` offset, `T` or a space between date and time, at most six fractional
     /// digits. A datetime without an offset is refused (CHECK-17).
@@ -465,11 +466,13 @@ pub(crate) fn parse_typed(b: &[u8], ty: LogicalType) -> Result<Typed, String> {
         LogicalType::Bool => parse_bool(b)
             .map(Typed::Bool)
             .ok_or_else(|| bad("a bool (true/false, 1/0 or t/f)")),
-        LogicalType::Float => std::str::from_utf8(b)
-            .ok()
-            .and_then(|s| s.parse::<f64>().ok())
-            .map(Typed::Float)
-            .ok_or_else(|| bad("a float")),
+        LogicalType::Float => match std::str::from_utf8(b).ok().map(str::parse::<f64>) {
+            Some(Ok(x)) if x.is_finite() => Ok(Typed::Float(x)),
+            Some(Ok(_)) => Err(bad(
+                "a finite number; a float is never a NaN or an infinity",
+            )),
+            _ => Err(bad("a float")),
+        },
         LogicalType::Str => match std::str::from_utf8(b) {
             Ok(_) => Ok(Typed::Text),
             Err(_) => Err(format!("{} is not valid UTF-8", show(b))),
