@@ -117,15 +117,10 @@ impl Typed {
     }
 }
 
-/// Shows a field in an error message: quoted, escaped, and cut after 40 characters.
+/// Shows a field in an error message: quoted, escaped, and cut after 40 characters with its
+/// length ([`dogana::quoted_bytes`]), whatever its size.
 pub(crate) fn show(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    if text.chars().count() > 40 {
-        let cut: String = text.chars().take(40).collect();
-        format!("{cut:?}...")
-    } else {
-        format!("{text:?}")
-    }
+    dogana::quoted_bytes(bytes, 40)
 }
 
 /// Up to eight ASCII digits into their value, all at once; None if one is not a digit.

@@ -75,7 +75,12 @@
 //! - **CSV**: RFC 4180 as the `csv` crate reads it (quotes, doubled quotes, fields spanning
 //!   lines, CRLF, LF or CR line ends, empty lines skipped). An empty field is null, so an empty
 //!   string key cannot travel in CSV. A header is required (an empty file fails `parse`). A
-//!   UTF-8 byte order mark is skipped (and hashed). A row's line is where it starts.
+//!   UTF-8 byte order mark is skipped (and hashed). A row's line is where it starts. A file
+//!   that **ends inside a quoted field** is truncated (or a quote is never closed): the
+//!   record is not a row, and `parse` fails naming the line the quote opened on. A **first
+//!   line over 1 MiB** is no header (columns are named in at most 1,024 bytes each): `parse`
+//!   fails and the rest is only hashed, never held; a column name over 1,024 bytes fails
+//!   `parse`. Values in messages are cut after 40 characters, with their length.
 //! - **Line numbers** name rows in details; a repeated `int`/`date`/`datetime` key past line
 //!   4,294,967,295 is named "a line after 4294967294".
 //! - **Parquet** (feature `parquet`) cannot be streamed, its footer comes last: the bytes are
