@@ -442,9 +442,15 @@ pub(crate) fn parse_typed(b: &[u8], ty: LogicalType) -> Result<Typed, String> {
     }
     let bad = |what: &str| format!("{} is not {what}", show(b));
     match ty {
-        LogicalType::Int => parse_int(b)
-            .map(Typed::Int)
-            .ok_or_else(|| bad("an int (-?[0-9]+ within 64 bits)")),
+        LogicalType::Int => parse_int(b).map(Typed::Int).ok_or_else(|| {
+            let digits = b.strip_prefix(b"-").unwrap_or(b);
+            let significant = digits.iter().skip_while(|&&d| d == b'0').count();
+            if significant >= 19 && digits.iter().all(u8::is_ascii_digit) {
+                crate::ndjson::int_out_of_range(b)
+            } else {
+                bad("an int (-?[0-9]+ within 64 bits)")
+            }
+        }),
         LogicalType::Date => parse_date(b)
             .map(Typed::Date)
             .ok_or_else(|| bad("a date (YYYY-MM-DD)")),

@@ -1006,3 +1006,19 @@ fn a_long_bad_value_is_shown_cut_with_its_length() {
         )
     );
 }
+
+#[test]
+fn an_integer_too_large_for_an_int_key_says_so() {
+    // rule: CHECK-06, WIRE-25
+    let c = orders();
+    let r = csv(
+        &file(&["99999999999999999999,2026-10-26,,1,a,false"]),
+        &c,
+        full(&c, 1),
+    );
+    assert_eq!(
+        detail(&r, "parse"),
+        "line 2, column id: \"99999999999999999999\" is an integer outside the 64-bit range of \
+         an int (-9223372036854775808 to 9223372036854775807); type larger keys as str (WIRE-25)"
+    );
+}
