@@ -30,7 +30,11 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Manifest(a) => manifest::run(a),
         Command::Check(a) => check::run(a),
         Command::Claims(a) => claims::run(a),
-        Command::Deliver(a) => receiver::deliver(a),
+        Command::Deliver(a) => {
+            // a mistyped or repeated --column-type is refused before anything is read
+            crate::columns::parse_options(&a.column_types)?;
+            receiver::deliver(a)
+        }
         Command::Receipts(a) => receiver::receipts(a),
         Command::Verify(a) => receiver::verify(a),
         Command::Contract(a) => contract::run(a),
