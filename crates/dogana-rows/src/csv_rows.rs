@@ -63,6 +63,9 @@ pub(crate) fn header_name(f: &[u8]) -> String {
 /// The header's problems: names that are not UTF-8, names that repeat.
 pub(crate) fn header_names(fields: Vec<&[u8]>, checker: &mut Checker) -> Vec<String> {
     let mut columns: Vec<String> = Vec::with_capacity(fields.len());
+    // a header may name half a million columns: find repeats in one pass
+    let mut seen: std::collections::HashSet<String> =
+        std::collections::HashSet::with_capacity(fields.len());
     for (i, f) in fields.into_iter().enumerate() {
         if f.len() > NAME_MAX {
             checker.file_problem(format!(
@@ -80,8 +83,11 @@ pub(crate) fn header_names(fields: Vec<&[u8]>, checker: &mut Checker) -> Vec<Str
                 show(f)
             ));
         }
-        if columns.contains(&name) {
-            checker.file_problem(format!("line 1: column {name} appears twice in the header"));
+        if !seen.insert(name.clone()) {
+            checker.file_problem(format!(
+                "line 1: column {} appears twice in the header",
+                crate::checker::shown_name(&name)
+            ));
         }
         columns.push(name);
     }
@@ -227,7 +233,7 @@ impl Body {
                 .unwrap_or((0, b""));
             error = Some(format!(
                 "column {}: not valid UTF-8: {}",
-                columns[i],
+                crate::checker::shown_name(&columns[i]),
                 show(f)
             ));
         }
@@ -241,7 +247,10 @@ impl Body {
                 Ok(t) => t,
                 Err(why) => {
                     if error.is_none() {
-                        error = Some(format!("column {}: {why}", columns[i]));
+                        error = Some(format!(
+                            "column {}: {why}",
+                            crate::checker::shown_name(&columns[i])
+                        ));
                     }
                     Typed::Bad
                 }
