@@ -419,7 +419,7 @@ impl Contract {
             {
                 return Err(invalid(
                     "deleted_column",
-                    format!("{d:?}"),
+                    dogana_json::quoted(d, crate::NAME_MAX),
                     "CONTRACT-11",
                     "the deleted column differs from every key column, the window column and the cursor column",
                 ));
@@ -429,7 +429,7 @@ impl Contract {
             if w == c {
                 return Err(invalid(
                     "cursor_column",
-                    format!("{c:?}"),
+                    dogana_json::quoted(c, crate::NAME_MAX),
                     "CONTRACT-14",
                     "a window value never changes and a cursor moves with every change, so one column cannot be both",
                 ));
@@ -449,7 +449,7 @@ impl Contract {
             (Some(w), false) => {
                 return Err(invalid(
                     "window_column",
-                    format!("{w:?}"),
+                    dogana_json::quoted(w, crate::NAME_MAX),
                     "CONTRACT-12",
                     "a contract has a window column exactly when one of its shapes covers a window",
                 ))
@@ -466,7 +466,7 @@ impl Contract {
             )),
             (Some(d), false) => Err(invalid(
                 "deleted_column",
-                format!("{d:?}"),
+                dogana_json::quoted(d, crate::NAME_MAX),
                 "CONTRACT-13",
                 "a contract has a deleted column exactly when one of its shapes delivers tombstones",
             )),
