@@ -64,6 +64,22 @@ fn a_missing_data_file_is_named_as_the_data_file() {
         "{err}"
     );
     assert!(!err.contains("manifest"), "{err}");
+    let err = refused(
+        &work,
+        [
+            "deliver",
+            "gone.csv",
+            "--store",
+            "x.db",
+            "--contract",
+            "orders.toml",
+        ],
+    );
+    assert!(
+        err.starts_with("error: the data file gone.csv cannot be read: "),
+        "{err}"
+    );
+    assert!(!work.exists("x.db"));
 }
 
 #[test]

@@ -21,14 +21,7 @@ use crate::refusal::{Refusal, Result};
 
 pub fn run(a: CheckArgs) -> Result<()> {
     let contract = input::contract(&a.contract)?;
-    // A missing data file is named as the data file, before its manifest is looked for (whose
-    // default path is the data file's, and would be missing too).
-    if let Err(e) = std::fs::metadata(&a.file) {
-        return Err(Refusal::new(format!(
-            "the data file {} cannot be read: {e}; name the delivered file, readable by this user",
-            shown(&a.file)
-        )));
-    }
+    input::data_file(&a.file)?;
     let manifest_path = a.manifest.clone().unwrap_or_else(|| default_path(&a.file));
     let manifest = input::manifest(&manifest_path)?;
     let (file, mpath) = (shown(&a.file), shown(&manifest_path));

@@ -31,8 +31,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Check(a) => check::run(a),
         Command::Claims(a) => claims::run(a),
         Command::Deliver(a) => {
-            // a mistyped or repeated --column-type is refused before anything is read
+            // a mistyped or repeated --column-type is refused before anything is read, and a
+            // missing data file is named as such (not as its missing manifest)
             crate::columns::parse_options(&a.column_types)?;
+            crate::input::data_file(&a.file)?;
             receiver::deliver(a)
         }
         Command::Receipts(a) => receiver::receipts(a),
