@@ -234,10 +234,10 @@ pub struct ManifestArgs {
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub produced_at: String,
     /// Live rows in the read
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count, allow_hyphen_values = true)]
     pub rows: u64,
     /// Tombstones (deleted keys) in the read; tombstone shapes only
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = count, allow_hyphen_values = true)]
     pub tombstones: u64,
     /// The closed window read, typed by the window column; omitted for a rolling shape
     #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
@@ -475,6 +475,22 @@ pub struct CompletionsArgs {
     /// The shell
     #[arg(value_name = "SHELL")]
     pub shell: clap_complete::Shell,
+}
+
+/// A count of rows (`--rows`, `--tombstones`): a nonnegative integer. A negative one is named
+/// as such (clap's own words would be "unexpected argument" or "invalid digit").
+fn count(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) => Ok(n),
+        Err(_)
+            if text
+                .strip_prefix('-')
+                .is_some_and(|d| d.parse::<u64>().is_ok()) =>
+        {
+            Err("the count must be nonnegative: a read holds 0 rows or more (CLI-07)".to_owned())
+        }
+        Err(_) => Err("not a count: write a nonnegative integer, such as 1000".to_owned()),
+    }
 }
 
 /// Exits with a usage error (status 2) of `subcommand`, its usage and a pointer to `--help`: for

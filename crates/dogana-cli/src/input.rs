@@ -37,6 +37,19 @@ pub fn read(path: &Path, what: &str) -> Result<Vec<u8>> {
     }
 }
 
+/// Refuses a delivered file that cannot be read, naming it as the data file: checked before
+/// its manifest is looked for, whose default path is the data file's and would be missing
+/// too (so the message would otherwise name the manifest).
+pub fn data_file(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(_) => Ok(()),
+        Err(e) => refuse!(
+            "the data file {} cannot be read: {e}; name the delivered file, readable by this user",
+            shown(path)
+        ),
+    }
+}
+
 /// Whether a document is a TOML contract description: by its extension, else by its content
 /// (a JSON document starts with `{`).
 pub fn is_toml(path: &Path, bytes: &[u8]) -> bool {

@@ -625,7 +625,11 @@ fn refusals_store_nothing() {
             "sun.csv.json",
         ],
     );
-    assert!(err.starts_with("error: cannot read missing.csv: "), "{err}");
+    // named as the data file, before any manifest is looked for
+    assert!(
+        err.starts_with("error: the data file missing.csv cannot be read: "),
+        "{err}"
+    );
     // a format the extension does not name
     std::fs::copy(work.path("sun.csv"), work.path("sun.export")).unwrap();
     let args = [

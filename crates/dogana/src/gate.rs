@@ -4,7 +4,10 @@
 use std::fmt;
 use std::sync::Arc;
 
+use dogana_json::Quoted;
+
 use crate::contract::Contract;
+use crate::contract::NAME_MAX;
 use crate::error::{InconsistentPublication, Problem};
 use crate::ledger::Ledger;
 use crate::manifest::Manifest;
@@ -281,10 +284,10 @@ impl Gate {
                 checks.push(Check::pass(
                     "manifest",
                     format!(
-                        "{} read of {:?} through shape {:?}",
+                        "{} read of {} through shape {}",
                         describe(shape),
-                        manifest.table,
-                        manifest.shape
+                        Quoted::new(&manifest.table, NAME_MAX),
+                        Quoted::new(&manifest.shape, NAME_MAX)
                     ),
                 ));
                 true

@@ -1150,7 +1150,7 @@ impl Parts {
             if !crate::contract::is_sha256_hex(p) {
                 return Err(invalid(
                     "publication_id",
-                    format!("{p:?}"),
+                    dogana_json::quoted(p, dogana_json::SHOWN),
                     "RECV-15",
                     "a chain head is 64 lowercase hexadecimal characters",
                 ));

@@ -196,7 +196,8 @@ impl std::str::FromStr for Date {
         match parse_ymd(b) {
             Some((y, m, d)) if b.len() == 10 => Date::from_ymd(y, m, d),
             _ => Err(TimeError::new(format!(
-                "{s:?} is not a date of the form YYYY-MM-DD"
+                "{} is not a date of the form YYYY-MM-DD",
+                dogana_json::Quoted::new(s, dogana_json::SHOWN)
             ))),
         }
     }
@@ -321,7 +322,8 @@ impl std::str::FromStr for Timestamp {
     fn from_str(s: &str) -> Result<Timestamp, TimeError> {
         let bad = |why: &str| {
             TimeError::new(format!(
-                "{s:?} is not an RFC 3339 datetime with a UTC offset: {why}"
+                "{} is not an RFC 3339 datetime with a UTC offset: {why}",
+                dogana_json::Quoted::new(s, dogana_json::SHOWN)
             ))
         };
         let b = s.as_bytes();

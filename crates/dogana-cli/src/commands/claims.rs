@@ -33,12 +33,14 @@ pub fn now() -> Result<Timestamp> {
     }
 }
 
-/// Writes the claims lines: every region, then the table line.
+/// Writes the claims lines: every region, then the table line. The table name and string
+/// bounds come from a ledger someone else wrote: they are shown, never executed
+/// ([`output::sender_text`]).
 pub fn print(claims: &Claims, table: &str, out: &mut impl Write) -> std::io::Result<()> {
     for region in claims.regions() {
-        writeln!(out, "{region}")?;
+        writeln!(out, "{}", output::sender_text(&region.to_string()))?;
     }
-    writeln!(out, "{}", claims.summary(table))
+    writeln!(out, "{}", output::sender_text(&claims.summary(table)))
 }
 
 /// The table's two dates on a line of their own: the minima over its regions (`unknown` when

@@ -32,7 +32,13 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Manifest(a) => manifest::run(a),
         Command::Check(a) => check::run(a),
         Command::Claims(a) => claims::run(a),
-        Command::Deliver(a) => receiver::deliver(a),
+        Command::Deliver(a) => {
+            // a mistyped or repeated --column-type is refused before anything is read, and a
+            // missing data file is named as such (not as its missing manifest)
+            crate::columns::parse_options(&a.column_types)?;
+            crate::input::data_file(&a.file)?;
+            receiver::deliver(a)
+        }
         Command::Receipts(a) => receiver::receipts(a),
         Command::Verify(a) => receiver::verify(a),
         Command::Ledger(a) => plan::ledger(a),
