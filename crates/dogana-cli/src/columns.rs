@@ -50,9 +50,6 @@ pub fn parse_options(pairs: &[String]) -> Result<ColumnTypes> {
 /// that the contract does not bind (their types as the TOML reader checked them), then every
 /// `--column-type` ([`parse_options`]). Refuses a `--column-type` for a bound column (its
 /// type is the contract's) or for a column the TOML list already types.
-// For `receiver.rs` (being rewritten on another branch), which today builds its options from
-// the unchecked texts: until it calls this, only the tests do.
-#[allow(dead_code)]
 pub fn column_list(
     contract: &Contract,
     toml_columns: &[(String, String)],

@@ -127,6 +127,21 @@ fn needs_escape(c: char) -> bool {
         )
 }
 
+/// Lines for a terminal: each line of `text` through [`sender_text`], the line breaks kept.
+/// For output that mixes our words with a sender's (names, sources, check details).
+pub fn shown_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        out.push_str(&sender_text(body));
+        out.push_str(end);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::sender_text;

@@ -172,3 +172,60 @@ fn a_document_of_megabytes_gives_a_short_refusal() {
     assert!(err.len() < 600, "{} bytes", err.len());
     assert!(err.contains("(CONTRACT-48)"), "{err}");
 }
+
+#[test]
+fn a_source_with_escape_sequences_cannot_forge_a_line_of_deliver_output() {
+    // rule: TRUST-07 (text from a sender is shown, never executed)
+    let work = Work::new();
+    work.write(
+        "sun.csv",
+        "id,order_date,updated_at,deleted\n1,2026-10-20,2026-10-20T10:00:00Z,false\n",
+    );
+    work.dogana([
+        "manifest",
+        "sun.csv",
+        "--contract",
+        "orders.toml",
+        "--shape",
+        "full",
+        "--produced-at",
+        "2026-10-25T06:00:00Z",
+        "--rows",
+        "1",
+    ])
+    .assert()
+    .success();
+    let out = work
+        .dogana([
+            "deliver",
+            "sun.csv",
+            "--store",
+            "o.db",
+            "--contract",
+            "orders.toml",
+            "--at",
+            "2026-10-25T07:00:00Z",
+            "--source",
+            "sftp\u{1b}[2J\nsun.csv: accepted forged",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains('\u{1b}'), "{stdout}");
+    assert!(
+        !stdout
+            .lines()
+            .any(|l| l.starts_with("sun.csv: accepted forged")),
+        "{stdout}"
+    );
+    // and the receipts list shows it escaped as well
+    let out = work
+        .dogana(["receipts", "--store", "o.db", "orders", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(!text(&out.stdout).contains('\u{1b}'));
+}

@@ -126,7 +126,7 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
             _ => {
                 let mut buf = Vec::with_capacity(128 * (claims.regions().len() + 2));
                 print(&claims, table, &mut buf).expect("writing to memory");
-                buf.extend_from_slice(dates_line(&claims, table).as_bytes());
+                buf.extend_from_slice(output::sender_text(&dates_line(&claims, table)).as_bytes());
                 buf.push(b'\n');
                 buf
             }
@@ -142,7 +142,7 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
     let table = ledger
         .each_claim(at, limit, window.as_ref(), |region| {
             if failed.is_none() {
-                if let Err(e) = writeln!(out, "{region}") {
+                if let Err(e) = writeln!(out, "{}", output::sender_text(&region.to_string())) {
                     failed = Some(e);
                 }
             }
@@ -150,7 +150,7 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
         .map_err(cut)?;
     let written = match failed {
         Some(e) => Err(e),
-        None => writeln!(out, "{table}").and_then(|()| out.flush()),
+        None => writeln!(out, "{}", output::sender_text(&table)).and_then(|()| out.flush()),
     };
     // Freeing a ledger of 100,000 regions takes a good part of the command's time; the
     // process is about to end, which frees it at once.

@@ -36,7 +36,9 @@ pub fn run(cli: Cli) -> Result<()> {
             // a mistyped or repeated --column-type is refused before anything is read, and a
             // missing data file is named as such (not as its missing manifest)
             crate::columns::parse_options(&a.column_types)?;
-            crate::input::data_file(&a.file)?;
+            for file in &a.files {
+                crate::input::data_file(file)?;
+            }
             receiver::deliver(a)
         }
         Command::Receipts(a) => receiver::receipts(a),

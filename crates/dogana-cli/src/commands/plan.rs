@@ -92,7 +92,7 @@ pub fn plan(a: PlanArgs) -> Result<()> {
             Some(x) => extraction_lines(x),
         }
     };
-    output::stdout(out.as_bytes())
+    output::stdout(output::shown_lines(&out).as_bytes())
 }
 
 fn together(a: PlanArgs, at: dogana::Timestamp) -> Result<()> {
@@ -123,7 +123,7 @@ fn together(a: PlanArgs, at: dogana::Timestamp) -> Result<()> {
             Some(list) => list.iter().map(extraction_lines).collect(),
         }
     };
-    output::stdout(out.as_bytes())
+    output::stdout(output::shown_lines(&out).as_bytes())
 }
 
 pub fn next(a: NextArgs) -> Result<()> {
@@ -140,7 +140,7 @@ pub fn next(a: NextArgs) -> Result<()> {
     } else {
         extraction_lines(&x)
     };
-    output::stdout(out.as_bytes())
+    output::stdout(output::shown_lines(&out).as_bytes())
 }
 
 /// `dogana claims --store DB TABLE TABLE...`: every table's regions, then the minima across
@@ -206,10 +206,10 @@ pub fn group_claims(a: ClaimsArgs) -> Result<()> {
         claims::print(&claims, &label, &mut buf).expect("writing to memory");
         let mut s = String::from_utf8(buf).expect("the lines are text");
         if a.dates {
-            s.push_str(&claims::dates_line(&claims, &label));
+            s.push_str(&output::sender_text(&claims::dates_line(&claims, &label)));
             s.push('\n');
         }
         s
     };
-    output::stdout(out.as_bytes())
+    output::stdout(output::shown_lines(&out).as_bytes())
 }

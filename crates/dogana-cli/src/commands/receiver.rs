@@ -185,23 +185,9 @@ fn deliver_options(
     if let Some(format) = a.format {
         options = options.format(format.into());
     }
-    let bound = |name: &str| contract.types().contains_key(name);
-    for (name, ty) in columns {
-        if !bound(&name) {
-            options = options.column_type(name, ty);
-        }
-    }
-    for pair in &a.column_types {
-        let Some((name, ty)) = pair.split_once('=') else {
-            refuse!("--column-type {pair:?} is not NAME=TYPE; write it as in --column-type amount=decimal(12,2)")
-        };
-        if bound(name) {
-            refuse!(
-                "--column-type {pair:?}: the contract binds column {name:?} to {}; drop the option",
-                contract.types()[name]
-            );
-        }
-        options = options.column_type(name, ty);
+    // checked: a type of the protocol, no column twice, no bound column
+    for (name, ty) in &crate::columns::column_list(contract, &columns, &a.column_types)? {
+        options = options.column_type(name, ty.to_string());
     }
     Ok(options)
 }
@@ -415,7 +401,7 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
         out.push_str(&summary);
         out.push('\n');
     }
-    output::stdout(out.as_bytes())?;
+    output::stdout(output::shown_lines(&out).as_bytes())?;
 
     if receipt.outcome() == Outcome::Rejected {
         let why: Vec<String> = receipt
@@ -480,7 +466,7 @@ pub fn receipts(a: ReceiptsArgs) -> Result<()> {
             .map(|r| receipt_line(r.seq, &r.receipt))
             .collect()
     };
-    output::stdout(out.as_bytes())
+    output::stdout(output::shown_lines(&out).as_bytes())
 }
 
 pub fn verify(a: VerifyArgs) -> Result<()> {
@@ -522,7 +508,7 @@ pub fn verify(a: VerifyArgs) -> Result<()> {
             wrong.push(table.clone());
         }
     }
-    output::stdout(out.as_bytes())?;
+    output::stdout(output::shown_lines(&out).as_bytes())?;
     if !wrong.is_empty() {
         refuse!(
             "the store {} does not match its receipts for {}; a stored ledger that differs from the fold of its accepted receipts is wrong (RECV-12), and rebuilding it recovers no rows: deliver a complete whole-table read",
@@ -619,7 +605,7 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
             Err(e) => refuse!("cannot state the group's claims: {}", e.problem()),
         }
     }
-    output::stdout(out.as_bytes())?;
+    output::stdout(output::shown_lines(&out).as_bytes())?;
     if !delivery.accepted() {
         let why: Vec<String> = delivery
             .receipts
