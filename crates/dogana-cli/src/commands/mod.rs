@@ -6,7 +6,8 @@
 //! - reader side: [`claims`] (from a ledger document, or from a store with `--store DB TABLE`);
 //! - receiver side, on a `dogana-sqlite` store: [`receiver`] (`deliver`, `receipts`, `verify`,
 //!   and the ledger `claims --store` reads);
-//! - documents: [`identity`], [`canonical`]; and [`completions`].
+//! - documents: [`identity`], [`canonical`]; and [`completions`];
+//! - the page: [`show`] (`dogana_show`), reading a store through [`show::load`] only.
 //!
 //! Shared pieces: `input` (contracts in JSON or TOML, manifests, ledgers), `typed` (option values
 //! typed by the contract), `output` (standard output, atomic writes), `progress` (the spinner of a
@@ -20,6 +21,7 @@ pub mod contract;
 pub mod identity;
 pub mod manifest;
 pub mod receiver;
+pub mod show;
 
 use crate::cli::{Cli, Command};
 use crate::refusal::Result;
@@ -33,6 +35,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Deliver(a) => receiver::deliver(a),
         Command::Receipts(a) => receiver::receipts(a),
         Command::Verify(a) => receiver::verify(a),
+        Command::Show(a) => show::run(a),
         Command::Contract(a) => contract::run(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),
