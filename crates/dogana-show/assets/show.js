@@ -5,7 +5,30 @@
   var t0 = performance.now();
   var DATA = JSON.parse(document.getElementById("dogana-data").textContent);
   var STATES = ["unknown", "expired", "patched", "complete"];
-  var TIMES = DATA.times;
+  // Times arrive without the "+00:00" every one of them ends with.
+  function utc(s) { return /[+-]\d\d:\d\d$/.test(s) ? s : s + "+00:00"; }
+  var TIMES = DATA.times.map(utc);
+  // Receipts arrive as columns of indices into the table's texts; one object each here.
+  DATA.tables.forEach(function (tb) {
+    var R = tb.receipts, S = tb.strs, out = [];
+    function o(i) { return i < 0 ? null : S[i]; }
+    for (var i = 0; i < R.o.length; i++) {
+      var ck = R.checks[i], checks = [];
+      for (var j = 0; j < ck.length; j += 3) checks.push([S[ck[j]], ck[j + 1], S[ck[j + 2]]]);
+      var ra = utc(R.ra[i]);
+      out.push({ seq: i + 1, o: S[R.o[i]], shape: S[R.shape[i]], cov: S[R.cov[i]], pa: utc(R.pa[i]), ra: ra,
+        rt: Date.parse(ra) / 1000, src: o(R.src[i]), plan: o(R.plan[i]), since: o(R.since[i]), rows: R.rows[i],
+        tomb: R.tomb[i], pid: R.pid[i], base: R.base[i], checks: checks, step: R.step[i] });
+    }
+    tb.receipts = out;
+  });
+  // Integer windows send their values as numbers alone.
+  DATA.tables.forEach(function (tb) {
+    if (tb.vals === null) {
+      tb.vals = tb.x.map(String);
+      tb.ends = tb.x.map(function (n) { return (n - 1) + "]"; });
+    }
+  });
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -158,6 +181,7 @@
       tb.problems.forEach(function (p) { ul.appendChild(el("li", null, p)); });
       sec.appendChild(ul);
     }
+    tb.notes.forEach(function (n) { sec.appendChild(el("p", "note", n)); });
     var dom = tb.column ? "window column " + tb.column + " (" + tb.type + ")" : "no window column: the whole table is one region";
     sec.appendChild(el("h3", null, "The ledger at " + DATA.at + ": " + tb.now.p.length + " region" + (tb.now.p.length === 1 ? "" : "s") + ", along the " + dom));
     var now = el("div", "bands now"); now.id = "now-" + t; sec.appendChild(now);

@@ -65,6 +65,20 @@ pub struct Options {
     pub at: Timestamp,
     /// The freshness limit.
     pub limit: Duration,
+    /// How many regions the fold may hash, summed over the accepted receipts, for the page to
+    /// check it with `Ledger::from_receipts`; [`FOLD_BUDGET`] by default.
+    pub fold_budget: usize,
+}
+
+impl Options {
+    /// The reader's time and limit, with the default [`FOLD_BUDGET`].
+    pub fn new(at: Timestamp, limit: Duration) -> Options {
+        Options {
+            at,
+            limit,
+            fold_budget: FOLD_BUDGET,
+        }
+    }
 }
 
 /// Why no page can be made.
@@ -150,6 +164,7 @@ struct TableModel {
     summary: String,
     verify: String,
     problems: Vec<String>,
+    notes: Vec<String>,
     steps: Vec<Step>,
     /// For each receipt, its step.
     step_of: Vec<Option<usize>>,
@@ -178,8 +193,52 @@ fn points_of(ledger: &Ledger) -> BTreeMap<Key, Option<Dates>> {
         .collect()
 }
 
+/// How many regions the identities of a fold may hash, summed over its receipts, before the
+/// page checks the chain alone (see [`follow_chain`]): about two seconds of hashing.
+pub const FOLD_BUDGET: usize = 2_000_000;
+
+/// `Ledger::follow` but for the identity of the ledger each receipt leaves: the receipt is an
+/// acceptance, continues this ledger's chain, moves it to its contract, is admitted
+/// (`Ledger::apply`), and names the head that gives. That identity hashes the whole ledger, so
+/// checking it at every receipt costs regions × receipts; the page checks it by
+/// `Ledger::from_receipts` when that stays within [`FOLD_BUDGET`], and at the last receipt
+/// otherwise.
+fn follow_chain(prev: &Ledger, r: &Receipt) -> Result<Ledger, String> {
+    if r.outcome() != Outcome::Accepted {
+        return Err(format!(
+            "receipt outcome {} publishes nothing (RECV-18)",
+            r.outcome()
+        ));
+    }
+    if r.base_publication_id() != prev.publication_id() {
+        return Err(format!(
+            "base_publication_id = {}: the receipt continues another head; this ledger's head is {} (RECV-17)",
+            r.base_publication_id().unwrap_or("None"),
+            prev.publication_id().unwrap_or("None")
+        ));
+    }
+    let under = if r.contract() == prev.contract() {
+        prev.clone()
+    } else {
+        prev.with_contract(r.contract().clone()).map_err(|e| {
+            format!("the receipt's contract cannot follow this ledger's: {e} (RECV-20)")
+        })?
+    };
+    let next = under
+        .apply(r.manifest())
+        .map_err(|e| format!("this ledger does not admit the receipt's manifest: {e} (RECV-17)"))?;
+    if next.publication_id() != Some(r.publication_id()) {
+        return Err(format!(
+            "publication_id = {}: applying the receipt gives head {} (RECV-17)",
+            r.publication_id(),
+            next.publication_id().unwrap_or("None")
+        ));
+    }
+    Ok(next)
+}
+
 /// Replays the accepted receipts from a new ledger; stops at the first that does not follow.
-fn replay(receipts: &[Receipt], o: &Options) -> (Vec<Step>, Option<String>) {
+fn replay(receipts: &[Receipt]) -> (Vec<Step>, Option<String>) {
     let mut steps = Vec::new();
     let mut ledger: Option<Ledger> = None;
     let mut mirror: BTreeMap<Key, Option<Dates>> = BTreeMap::new();
@@ -195,7 +254,7 @@ fn replay(receipts: &[Receipt], o: &Options) -> (Vec<Step>, Option<String>) {
                 l
             }
         };
-        let next = match prev.follow(r) {
+        let next = match follow_chain(&prev, r) {
             Ok(n) => n,
             Err(e) => {
                 return (
@@ -275,11 +334,10 @@ fn replay(receipts: &[Receipt], o: &Options) -> (Vec<Step>, Option<String>) {
             }
         };
         debug_assert!(
-            next.region_count() > 5000 || mirror == points_of(&next),
+            next.region_count() > 1000 || mirror == points_of(&next),
             "the page's points are the ledger's after receipt {}",
             i + 1
         );
-        let _ = o;
         steps.push(step);
         ledger = Some(next);
     }
@@ -312,8 +370,48 @@ fn model(history: &TableHistory, o: &Options) -> Result<TableModel, ShowError> {
         .as_ref()
         .map(|l| l.contract().clone())
         .or_else(|| accepted.last().map(|r| r.contract().clone()));
+    let (steps, stopped) = replay(&receipts);
+    let hashed: usize = steps.iter().map(|s| s.ledger.region_count()).sum();
+    let budget = o.fold_budget;
+    let mut notes = Vec::new();
     let rebuilt = match &contract {
         None => None,
+        Some(_) if hashed > budget => {
+            // The chain was checked at every receipt; the identity at the last one.
+            match (&stopped, steps.last()) {
+                (Some(s), _) => {
+                    problems.push(format!(
+                        "the accepted receipts do not fold into a ledger (RECV-20): {s}"
+                    ));
+                    None
+                }
+                (None, last) => {
+                    let fold = last.map_or_else(
+                        || Ledger::new(contract.clone().expect("a contract")),
+                        |s| s.ledger.clone(),
+                    );
+                    if let Some(s) = last {
+                        let r = &receipts[s.receipt];
+                        let id = fold.identity();
+                        if id != r.ledger_identity() {
+                            problems.push(format!(
+                                "the accepted receipts do not fold into a ledger (RECV-20): receipt {}: ledger_identity = {}: applying the receipt leaves ledger {id} (RECV-17)",
+                                s.receipt + 1,
+                                r.ledger_identity()
+                            ));
+                        }
+                    }
+                    notes.push(format!(
+                        "the chain of every accepted receipt is checked, and the identity of the ledger the last one leaves; the identities the {} others name are not (that hashes {hashed} regions): dogana verify checks them",
+                        steps.len().saturating_sub(1)
+                    ));
+                    match &contract {
+                        Some(c) if fold.contract() != c => fold.with_contract(c.clone()).ok(),
+                        _ => Some(fold),
+                    }
+                }
+            }
+        }
         Some(c) => match Ledger::from_receipts(c.clone(), accepted.iter().copied()) {
             Ok(l) => Some(l),
             Err(e) => {
@@ -353,9 +451,10 @@ fn model(history: &TableHistory, o: &Options) -> Result<TableModel, ShowError> {
         format!("{name}: {}: {counts}", count(problems.len(), "problem"))
     };
 
-    let (steps, stopped) = replay(&receipts, o);
     if let Some(s) = stopped {
-        problems.push(s);
+        if hashed <= budget {
+            notes.push(s);
+        }
     }
     let mut step_of = vec![None; receipts.len()];
     for (k, s) in steps.iter().enumerate() {
@@ -383,6 +482,7 @@ fn model(history: &TableHistory, o: &Options) -> Result<TableModel, ShowError> {
         now,
         verify,
         problems,
+        notes,
         steps,
         step_of,
         receipts,
@@ -421,8 +521,25 @@ impl Dictionary {
     }
 
     /// The values' texts, the text of a region's high end just before each, and the axis
-    /// coordinate of each.
+    /// coordinate of each. Integers send their coordinate alone: the page writes `n` and
+    /// `n-1]` (the least integer is the domain's minimum, never a point here).
     fn columns(&self) -> (Json, Json, Json) {
+        if self
+            .index
+            .keys()
+            .next()
+            .is_some_and(|v| matches!(v, Value::Int(_)))
+        {
+            let xs = self
+                .index
+                .keys()
+                .map(|v| match v {
+                    Value::Int(i) => Json::from(*i),
+                    _ => unreachable!("one type per window column"),
+                })
+                .collect();
+            return (Json::Null, Json::Null, Json::Array(xs));
+        }
         let mut vals = Vec::with_capacity(self.index.len());
         let mut ends = Vec::with_capacity(self.index.len());
         let mut xs = Vec::with_capacity(self.index.len());
@@ -489,50 +606,102 @@ fn columns(
     m
 }
 
-fn receipt_json(seq: usize, r: &Receipt, step: Option<usize>) -> Json {
-    let m = r.manifest();
-    let whole = r
-        .contract()
-        .shape(m.shape())
-        .is_none_or(|s| s.coverage() == Coverage::Table);
-    let coverage = match m.window() {
-        Some(w) if !whole => format!("window {w}"),
-        _ => "whole table".to_owned(),
+/// The texts of a table's checks, each once: a check is `[name, passed, detail]` as indices.
+#[derive(Default)]
+struct Strings {
+    index: BTreeMap<String, usize>,
+    list: Vec<Json>,
+}
+
+impl Strings {
+    fn of(&mut self, s: &str) -> usize {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = self.list.len();
+        self.index.insert(s.to_owned(), i);
+        self.list.push(Json::from(s));
+        i
+    }
+}
+
+/// A timestamp's text without the `+00:00` every one ends with (the page puts it back).
+fn utc(t: Timestamp) -> String {
+    let text = t.to_string();
+    match text.strip_suffix("+00:00") {
+        Some(s) => s.to_owned(),
+        None => text,
+    }
+}
+
+/// The receipts as columns, each text once in `strs` (the page rebuilds one object per
+/// receipt): outcome, shape, coverage, source, plan and since as indices (-1: none); produced
+/// and received as UTC text; the checks as `name, passed, detail` triples, flattened.
+fn receipts_json(receipts: &[Receipt], step_of: &[Option<usize>], strs: &mut Strings) -> Json {
+    let n = receipts.len();
+    let mut cols: Vec<(&str, Vec<Json>)> = [
+        "o", "shape", "cov", "pa", "ra", "src", "plan", "since", "rows", "tomb", "pid", "base",
+        "checks", "step",
+    ]
+    .iter()
+    .map(|k| (*k, Vec::with_capacity(n)))
+    .collect();
+    let opt = |s: Option<String>, strs: &mut Strings| -> Json {
+        s.map_or(Json::from(-1), |s| Json::from(strs.of(&s)))
     };
-    let plan = r.transition().map(|t| {
-        t.plan()
-            .actions()
-            .iter()
-            .map(|a| match a.window() {
-                Some(w) => format!("{} {w}", a.kind()),
-                None => a.kind().to_string(),
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    });
-    let checks: Vec<Json> = r
-        .checks()
-        .iter()
-        .map(|c| json!([c.name(), u8::from(c.passed()), c.detail()]))
-        .collect();
-    json!({
-        "seq": seq,
-        "o": r.outcome().name(),
-        "shape": m.shape(),
-        "cov": coverage,
-        "pa": m.produced_at().to_string(),
-        "ra": r.received_at().to_string(),
-        "rt": r.received_at().as_micros() as f64 / 1e6,
-        "src": r.source(),
-        "plan": plan,
-        "since": m.since().map(|s| s.to_string()),
-        "rows": m.rows(),
-        "tomb": m.tombstones(),
-        "pid": r.publication_id(),
-        "base": r.base_publication_id(),
-        "checks": checks,
-        "step": step.map_or(-1, |s| s as i64),
-    })
+    for (i, r) in receipts.iter().enumerate() {
+        let m = r.manifest();
+        let whole = r
+            .contract()
+            .shape(m.shape())
+            .is_none_or(|s| s.coverage() == Coverage::Table);
+        let coverage = match m.window() {
+            Some(w) if !whole => format!("window {w}"),
+            _ => "whole table".to_owned(),
+        };
+        let plan = r.transition().map(|t| {
+            t.plan()
+                .actions()
+                .iter()
+                .map(|a| match a.window() {
+                    Some(w) => format!("{} {w}", a.kind()),
+                    None => a.kind().to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let mut checks = Vec::with_capacity(3 * r.checks().len());
+        for c in r.checks() {
+            checks.push(Json::from(strs.of(c.name())));
+            checks.push(Json::from(u8::from(c.passed())));
+            checks.push(Json::from(strs.of(c.detail())));
+        }
+        let row = [
+            Json::from(strs.of(r.outcome().name())),
+            Json::from(strs.of(m.shape())),
+            Json::from(strs.of(&coverage)),
+            Json::from(utc(m.produced_at())),
+            Json::from(utc(r.received_at())),
+            opt(r.source().map(str::to_owned), strs),
+            opt(plan, strs),
+            opt(m.since().map(|s| s.to_string()), strs),
+            Json::from(m.rows()),
+            Json::from(m.tombstones()),
+            Json::from(short(r.publication_id())),
+            r.base_publication_id()
+                .map_or(Json::Null, |b| Json::from(short(b))),
+            Json::Array(checks),
+            Json::from(step_of[i].map_or(-1, |s| s as i64)),
+        ];
+        for ((_, col), v) in cols.iter_mut().zip(row) {
+            col.push(v);
+        }
+    }
+    Json::Object(
+        cols.into_iter()
+            .map(|(k, v)| (k.to_owned(), Json::Array(v)))
+            .collect(),
+    )
 }
 
 /// The exact instant shared by every ledger, by the core's group claims (GROUP-01); `None`
@@ -677,12 +846,8 @@ pub fn data(tables: &[TableHistory], options: &Options) -> Result<Json, ShowErro
                 Json::Object(o)
             })
             .collect();
-        let receipts: Vec<Json> = m
-            .receipts
-            .iter()
-            .enumerate()
-            .map(|(i, r)| receipt_json(i + 1, r, m.step_of[i]))
-            .collect();
+        let mut strs = Strings::default();
+        let receipts = receipts_json(&m.receipts, &m.step_of, &mut strs);
         out_tables.push(json!({
             "name": m.name,
             "column": m.column,
@@ -694,15 +859,13 @@ pub fn data(tables: &[TableHistory], options: &Options) -> Result<Json, ShowErro
             "summary": m.summary,
             "verify": m.verify,
             "problems": m.problems,
+            "notes": m.notes,
             "receipts": receipts,
+            "strs": strs.list,
             "steps": steps,
         }));
     }
-    let time_texts: Vec<Json> = times
-        .index
-        .keys()
-        .map(|t| Json::from(t.to_string()))
-        .collect();
+    let time_texts: Vec<Json> = times.index.keys().map(|t| Json::from(utc(*t))).collect();
     Ok(json!({
         "version": 1,
         "at": options.at.to_string(),
@@ -732,7 +895,7 @@ pub fn data(tables: &[TableHistory], options: &Options) -> Result<Json, ShowErro
 /// let receipt = Gate::evaluate(&ledger, &m, &[Check::pass("rows", "2 live rows")], at, None, &[]);
 /// let ledger = ledger.follow(&receipt).unwrap();
 /// let page = render(&[TableHistory { ledger: Some(ledger), receipts: vec![receipt] }],
-///     &Options { at, limit: Duration::MAX }).unwrap();
+///     &Options::new(at, Duration::MAX)).unwrap();
 /// assert!(page.starts_with("<!DOCTYPE html>"));
 /// assert!(!page.contains("<script src"));
 /// ```

@@ -136,7 +136,7 @@ pub fn run(a: ShowArgs) -> Result<()> {
             "name a store and its tables (--store DB TABLE...) or a ledger and its receipts (--ledger PATH --receipts PATH)",
         ),
     };
-    let page = match render(&histories, &Options { at, limit }) {
+    let page = match render(&histories, &Options::new(at, limit)) {
         Ok(p) => p,
         Err(e) => refuse!("cannot show the tables: {e}"),
     };

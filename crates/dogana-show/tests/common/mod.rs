@@ -128,8 +128,69 @@ pub fn small(table: &str) -> Builder {
 
 /// The reader of the small history: Thursday, with a limit of 7 days.
 pub fn options() -> Options {
-    Options {
-        at: t("2026-10-29T00:00:00Z"),
-        limit: Duration::from_days(7).unwrap(),
+    Options::new(t("2026-10-29T00:00:00Z"), Duration::from_days(7).unwrap())
+}
+
+/// Events by an integer window `n`: full dumps and windows.
+pub fn events() -> Contract {
+    Contract::builder("events", ["id"])
+        .shape("full", Shape::full())
+        .shape("partition", Shape::window())
+        .window_column("n")
+        .column("id", LogicalType::Int)
+        .column("n", LogicalType::Int)
+        .build()
+        .unwrap()
+}
+
+/// `receipts` window deliveries of [10w, 10w + 4] for w = i mod `windows`, one a minute,
+/// every tenth refused: up to about 2 regions per window in the replayed history.
+pub fn many(receipts: usize, windows: usize) -> Builder {
+    let mut b = Builder::new(events());
+    let base = t("2026-01-01T00:00:00Z").as_micros();
+    let c = b.contract();
+    for i in 0..receipts {
+        let at = Timestamp::from_micros(base + i as i64 * 60_000_000).unwrap();
+        let low = (i % windows) as i64 * 10;
+        let m = c
+            .manifest("partition", at)
+            .window(Window::new(low, low + 4))
+            .rows(5)
+            .build()
+            .unwrap();
+        let failed = (i % 10 == 9).then_some((
+            "rows",
+            "the read holds 4 live rows; the manifest declares 5",
+        ));
+        b.deliver(m, failed);
     }
+    b
+}
+
+/// A ledger of `regions` regions of three integers each: distinct dates, every third patched,
+/// every fifth unknown.
+pub fn wide(regions: usize) -> Ledger {
+    let base = t("2026-01-01T00:00:00Z").as_micros();
+    let rs = (0..regions)
+        .map(|j| {
+            let c = Timestamp::from_micros(base + j as i64 * 1_000_000).unwrap();
+            let d = if j % 3 == 1 {
+                Timestamp::from_micros(c.as_micros() - 3_600_000_000).unwrap()
+            } else {
+                c
+            };
+            let dates = (j % 5 != 4).then_some((c, d));
+            let j = j as i64;
+            dogana::Region::new(
+                (j > 0).then_some(Value::Int(3 * j)),
+                (j + 1 < regions as i64).then_some(Value::Int(3 * j + 2)),
+                j == 0,
+                j + 1 == regions as i64,
+                dates.map(|x| x.0),
+                dates.map(|x| x.1),
+            )
+            .unwrap()
+        })
+        .collect();
+    Ledger::from_parts(events(), rs, None, None).unwrap()
 }
