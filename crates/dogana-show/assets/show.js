@@ -158,7 +158,9 @@
   app.appendChild(legend);
 
   var EVENTS = DATA.events, NT = DATA.tables.length;
-  var evTime = EVENTS.map(function (e) { return DATA.tables[e[0]].receipts[e[1]].rt; });
+  // Where each receipt sits on the time axis; never before the one stored before it.
+  var evTime = [], last = -Infinity;
+  EVENTS.forEach(function (e) { last = Math.max(last, DATA.tables[e[0]].receipts[e[1]].rt); evTime.push(last); });
   // For each table, the step in force after each event.
   var stepAt = DATA.tables.map(function (tb, t) {
     var out = new Int32Array(EVENTS.length), k = -1;

@@ -778,14 +778,18 @@ pub fn data(tables: &[TableHistory], options: &Options) -> Result<Json, ShowErro
         }
     }
 
-    // Every receipt of every table, in time order: the page's one time axis.
+    // Every receipt of every table on one time axis: each table's in stored order, the
+    // tables merged by received_at (the earliest next receipt first; ties by table order).
     let mut events: Vec<(Timestamp, usize, usize)> = Vec::new();
-    for (t, m) in models.iter().enumerate() {
-        for (i, r) in m.receipts.iter().enumerate() {
-            events.push((r.received_at(), t, i));
-        }
+    let mut next = vec![0usize; models.len()];
+    loop {
+        let pick = (0..models.len())
+            .filter(|&t| next[t] < models[t].receipts.len())
+            .min_by_key(|&t| (models[t].receipts[next[t]].received_at(), t));
+        let Some(t) = pick else { break };
+        events.push((models[t].receipts[next[t]].received_at(), t, next[t]));
+        next[t] += 1;
     }
-    events.sort();
 
     // The common exact instant after each event, from each table's replayed ledger.
     let mut at_step: Vec<Option<usize>> = vec![None; models.len()];

@@ -308,32 +308,9 @@ fn a_table_named_twice_is_refused() {
     );
 }
 
-/// Invoices and lines delivered together at Sunday 06:00, then lines alone on Monday.
-pub fn together() -> (Builder, Builder) {
-    let mut inv = Builder::new(orders("invoices"));
-    let mut lines = Builder::new(orders("lines"));
-    for b in [&mut inv, &mut lines] {
-        let m = b
-            .contract()
-            .manifest("full", t("2026-10-25T06:00:00Z"))
-            .rows(3)
-            .build()
-            .unwrap();
-        b.deliver(m, None);
-    }
-    let m = lines
-        .contract()
-        .manifest("full", t("2026-10-26T06:00:00Z"))
-        .rows(3)
-        .build()
-        .unwrap();
-    lines.deliver(m, None);
-    (inv, lines)
-}
-
 #[test]
 fn the_common_exact_instant_follows_the_group_claims() {
-    let (inv, lines) = together();
+    let (inv, lines) = common::together();
     let o = Options::new(t("2026-10-27T00:00:00Z"), Duration::MAX);
     let d = data(&[inv.history(), lines.history()], &o).unwrap();
     let times = d["times"].as_array().unwrap();
@@ -356,40 +333,10 @@ fn the_common_exact_instant_follows_the_group_claims() {
     assert_eq!(d["group"]["exact"], Json::Null);
 }
 
-const PAYLOAD: &str = "<script>alert(1)</script>";
-
-/// A history whose table, source, check detail and window values hold markup.
-pub fn hostile() -> Builder {
-    let c = dogana::Contract::builder(format!("t{PAYLOAD}"), ["id"])
-        .shape("partition", dogana::Shape::window())
-        .window_column("k")
-        .column("id", dogana::LogicalType::Int)
-        .column("k", dogana::LogicalType::Str)
-        .build()
-        .unwrap();
-    let mut b = Builder::new(c.clone());
-    b.source = Some(format!("src{PAYLOAD}\u{2028}<img src=x onerror=alert(2)>"));
-    let m = c
-        .manifest("partition", t("2026-10-25T06:00:00Z"))
-        .window(Window::new(PAYLOAD, "</script><script>alert(3)</script>"))
-        .rows(1)
-        .build()
-        .unwrap();
-    b.deliver(m.clone(), None);
-    let m2 = c
-        .manifest("partition", t("2026-10-26T06:00:00Z"))
-        .window(Window::new("a", "b"))
-        .rows(1)
-        .build()
-        .unwrap();
-    b.deliver(m2, Some(("rows", &format!("detail {PAYLOAD} & more"))));
-    b
-}
-
 #[test]
 fn no_markup_from_the_data_reaches_the_page_unescaped() {
-    let page = render(&[hostile().history()], &common::options()).unwrap();
-    assert!(!page.contains(PAYLOAD));
+    let page = render(&[common::hostile().history()], &common::options()).unwrap();
+    assert!(!page.contains(common::PAYLOAD));
     assert!(!page.contains("<img"));
     assert!(!page.contains('\u{2028}'));
     // Only the page's own two script elements.

@@ -56,13 +56,14 @@ impl Builder {
         self.ledger.contract().clone()
     }
 
-    /// Decides `m` received five minutes after it was produced; `failed` adds a failed
-    /// receiver check.
+    /// Decides `m` received five minutes after it was produced, or after the last receipt;
+    /// `failed` adds a failed receiver check.
     pub fn deliver(&mut self, m: Manifest, failed: Option<(&str, &str)>) -> &Receipt {
-        let now = m
-            .produced_at()
-            .checked_add(Duration::from_seconds(300).unwrap())
-            .unwrap();
+        let five = Duration::from_seconds(300).unwrap();
+        let mut now = m.produced_at().checked_add(five).unwrap();
+        if let Some(last) = self.receipts.last() {
+            now = now.max(last.received_at().checked_add(five).unwrap());
+        }
         let mut checks = vec![Check::pass("rows", format!("{} live rows", m.rows()))];
         if let Some((name, detail)) = failed {
             checks.push(Check::fail(name, detail));
@@ -193,4 +194,57 @@ pub fn wide(regions: usize) -> Ledger {
         })
         .collect();
     Ledger::from_parts(events(), rs, None, None).unwrap()
+}
+
+/// Invoices and lines delivered together at Sunday 06:00, then lines alone on Monday.
+pub fn together() -> (Builder, Builder) {
+    let mut inv = Builder::new(orders("invoices"));
+    let mut lines = Builder::new(orders("lines"));
+    for b in [&mut inv, &mut lines] {
+        let m = b
+            .contract()
+            .manifest("full", t("2026-10-25T06:00:00Z"))
+            .rows(3)
+            .build()
+            .unwrap();
+        b.deliver(m, None);
+    }
+    let m = lines
+        .contract()
+        .manifest("full", t("2026-10-26T06:00:00Z"))
+        .rows(3)
+        .build()
+        .unwrap();
+    lines.deliver(m, None);
+    (inv, lines)
+}
+
+pub const PAYLOAD: &str = "<script>alert(1)</script>";
+
+/// A history whose table, source, check detail and window values hold markup.
+pub fn hostile() -> Builder {
+    let c = dogana::Contract::builder(format!("t{PAYLOAD}"), ["id"])
+        .shape("partition", dogana::Shape::window())
+        .window_column("k")
+        .column("id", dogana::LogicalType::Int)
+        .column("k", dogana::LogicalType::Str)
+        .build()
+        .unwrap();
+    let mut b = Builder::new(c.clone());
+    b.source = Some(format!("src{PAYLOAD}\u{2028}<img src=x onerror=alert(2)>"));
+    let m = c
+        .manifest("partition", t("2026-10-25T06:00:00Z"))
+        .window(Window::new("</script><script>alert(3)</script>", PAYLOAD))
+        .rows(1)
+        .build()
+        .unwrap();
+    b.deliver(m.clone(), None);
+    let m2 = c
+        .manifest("partition", t("2026-10-26T06:00:00Z"))
+        .window(Window::new("a", "b"))
+        .rows(1)
+        .build()
+        .unwrap();
+    b.deliver(m2, Some(("rows", &format!("detail {PAYLOAD} & more"))));
+    b
 }
