@@ -390,6 +390,8 @@
   var ms = performance.now() - t0;
   performance.mark("dogana-rendered");
   document.body.dataset.renderMs = ms.toFixed(1);
+  // Since navigation started: reading the file, parsing it, and this script.
+  document.body.dataset.loadedMs = performance.now().toFixed(1);
   document.body.dataset.ready = "1";
   window.doganaShow = { select: select, regionText: regionText, data: DATA };
 })();
