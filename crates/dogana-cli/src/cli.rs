@@ -19,6 +19,7 @@ Examples:
   dogana receipts --store orders.db orders
   dogana verify --store orders.db
   dogana claims --store orders.db orders --limit-days 2
+  dogana show --store orders.db orders -o orders.html
 
 Exit status: 0 success, 1 dogana refuses (invalid contract, manifest or ledger, a mismatch,
 an unreadable file, an existing manifest, a rejected delivery, a store that fails verify),
