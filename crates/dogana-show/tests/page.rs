@@ -351,3 +351,27 @@ fn the_page_fetches_nothing() {
         assert!(!page.contains(needle), "{needle}");
     }
 }
+
+#[test]
+fn a_table_without_a_window_column_is_one_band() {
+    let c = dogana::Contract::builder("customers", ["id"])
+        .shape("full", dogana::Shape::full())
+        .column("id", dogana::LogicalType::Int)
+        .build()
+        .unwrap();
+    let mut b = Builder::new(c.clone());
+    let m = c
+        .manifest("full", t("2026-10-25T06:00:00Z"))
+        .rows(3)
+        .build()
+        .unwrap();
+    b.deliver(m, None);
+    let o = common::options();
+    let d = data(&[b.history()], &o).unwrap();
+    let table = &d["tables"][0];
+    assert_eq!(table["column"], Json::Null);
+    assert_eq!(
+        lines(&d, table, &points(&table["now"])),
+        ["(-inf, +inf): complete; complete as of 2026-10-25T06:00:00+00:00; deletions as of 2026-10-25T06:00:00+00:00"]
+    );
+}
