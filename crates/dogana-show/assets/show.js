@@ -121,11 +121,16 @@
   function apply(L, st) {
     var i0 = lowerBound(L.p, st.lo), i1 = st.hi === -2 ? L.p.length : upperBound(L.p, st.hi);
     ["p", "c", "d", "s"].forEach(function (f) {
-      L[f] = L[f].slice(0, i0).concat(st[f], L[f].slice(i1));
+      if (st[f].length < 512) L[f].splice.apply(L[f], [i0, i1 - i0].concat(st[f]));
+      else L[f] = L[f].slice(0, i0).concat(st[f], L[f].slice(i1));
     });
   }
   function History(tb) {
-    this.tb = tb; this.cur = newLedger(); this.snaps = [];
+    this.tb = tb; this.snaps = [];
+    // When the last step leaves the ledger drawn above, start there rather than replay.
+    this.cur = tb.last_is_now
+      ? { k: tb.steps.length - 1, p: tb.now.p.slice(), c: tb.now.c.slice(), d: tb.now.d.slice(), s: tb.now.s.slice() }
+      : newLedger();
   }
   var SNAP = 128;
   History.prototype.at = function (k) {

@@ -867,6 +867,8 @@ pub fn data(tables: &[TableHistory], options: &Options) -> Result<Json, ShowErro
             "receipts": receipts,
             "strs": strs.list,
             "steps": steps,
+            // The replay's last ledger is the one drawn at --at: the page starts there.
+            "last_is_now": m.steps.last().is_some_and(|s| s.ledger == m.current),
         }));
     }
     let time_texts: Vec<Json> = times.index.keys().map(|t| Json::from(utc(*t))).collect();
