@@ -7,7 +7,7 @@
   var STATES = ["unknown", "expired", "patched", "complete"];
   // Times arrive without the "+00:00" every one of them ends with.
   function utc(s) { return /[+-]\d\d:\d\d$/.test(s) ? s : s + "+00:00"; }
-  var TIMES = DATA.times.map(utc);
+  var TIMES = DATA.times;
   // Receipts arrive as columns of indices into the table's texts; one object each here.
   DATA.tables.forEach(function (tb) {
     var R = tb.receipts, S = tb.strs, out = [];
@@ -36,7 +36,7 @@
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
-  function time(i) { return i < 0 ? "unknown" : TIMES[i]; }
+  function time(i) { return i < 0 ? "unknown" : TIMES[i] + "+00:00"; }
 
   // ---- regions ---------------------------------------------------------------------------
   function interval(tb, P, i) {
@@ -71,7 +71,7 @@
   // per pixel column, drawn with the worst state among them.
   function drawBands(row, status, tb, L) {
     row.textContent = "";
-    var width = row.clientWidth || 1000;
+    var width = BW;
     var X = axis(tb, width);
     var n = L.p.length, frag = document.createDocumentFragment(), agg = null;
     function flush() {
@@ -192,11 +192,7 @@
     var dom = tb.column ? "window column " + tb.column + " (" + tb.type + ")" : "no window column: the whole table is one region";
     sec.appendChild(el("h3", null, "The ledger at " + DATA.at + ": " + tb.now.p.length + " region" + (tb.now.p.length === 1 ? "" : "s") + ", along the " + dom));
     var now = el("div", "bands now"); now.id = "now-" + t; sec.appendChild(now);
-    var ends = el("div", "ends");
-    if (tb.type && tb.vals.length) {
-      ends.appendChild(el("span", "lo", "-inf … " + tb.vals[0]));
-      ends.appendChild(el("span", "hi", tb.vals[tb.vals.length - 1] + " … +inf"));
-    }
+    var ends = el("div", "ends"); ends.id = "axis-" + t;
     sec.appendChild(ends);
     var status = el("p", "hover"); status.id = "hover-" + t; status.textContent = "\u00a0";
     sec.appendChild(status);
@@ -250,7 +246,7 @@
     });
     var gx = DATA.gx[e];
     groupStep.textContent = "After " + label(e) + ": " + (NT > 1 ? "the group is " : "the table is ") +
-      (gx >= 0 ? "exact at " + TIMES[gx] : "exact at no single instant");
+      (gx >= 0 ? "exact at " + time(gx) : "exact at no single instant");
     groupStep.className = "group-step " + (gx >= 0 ? "exact" : "none");
     showReceipt(e);
     showNearby(e);
@@ -307,7 +303,7 @@
   var ROW = 18, PAD = 8, LEFT = 110;
   function tx(s, w) { return LEFT + (tmax > tmin ? (s - tmin) / (tmax - tmin) : 0.5) * (w - LEFT - PAD); }
   function drawTimeline() {
-    var w = canvas.clientWidth || 1000, h = (NT + 1) * ROW + 24;
+    var w = CW, h = (NT + 1) * ROW + 24;
     var dpr = window.devicePixelRatio || 1;
     if (canvas.width !== Math.round(w * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); canvas.style.height = h + "px"; }
     var c = canvas.getContext("2d");
@@ -338,11 +334,12 @@
       c.strokeStyle = "#000"; c.lineWidth = 2; c.beginPath(); c.moveTo(sx, 0); c.lineTo(sx, gy + ROW); c.stroke(); c.lineWidth = 1;
     }
     c.fillStyle = "#555";
-    c.fillText(tmin === tmax ? "" : "earliest receipt or --at", LEFT, gy + ROW + 10);
-    c.textAlign = "right"; c.fillText("latest", w - PAD, gy + ROW + 10); c.textAlign = "left";
+    function iso(sec) { return new Date(sec * 1000).toISOString().replace(".000Z", "Z"); }
+    c.fillText(iso(tmin), LEFT, gy + ROW + 10);
+    c.textAlign = "right"; c.fillText(iso(tmax), w - PAD, gy + ROW + 10); c.textAlign = "left";
   }
   canvas.onclick = function (ev) {
-    var rect = canvas.getBoundingClientRect(), w = canvas.clientWidth || 1000;
+    var rect = canvas.getBoundingClientRect(), w = CW;
     var s = tmin + ((ev.clientX - rect.left - LEFT) / (w - LEFT - PAD)) * (tmax - tmin);
     var i = lowerBound(evTime, s);
     if (i >= EVENTS.length) i = EVENTS.length - 1;
@@ -360,8 +357,14 @@
     if (ev.key === "ArrowRight") select(selected + 1);
   });
 
+  // Widths are read once, before the bands and lists are added, so that drawing forces no
+  // layout of a large page (and again on resize).
+  var BW = 1000, CW = 1000;
+  function measure() { BW = views.length ? views[0].now.clientWidth || 1000 : 1000; CW = canvas.clientWidth || 1000; }
+  measure();
+
   // ---- refusals ----------------------------------------------------------------------------
-  var MAXR = 500;
+  var MAXR = 200;
   var eventOf = {};
   EVENTS.forEach(function (ev, e) { eventOf[ev[0] + ":" + ev[1]] = e; });
   DATA.tables.forEach(function (tb, t) {
@@ -386,11 +389,32 @@
     app.appendChild(sec);
   });
 
-  function drawNow() { views.forEach(function (v) { drawBands(v.now, v.status, v.tb, v.tb.now); }); }
+  // Labels under the band: -inf, the least and greatest values any step names, +inf, and a
+  // few values between, at their places on the axis.
+  function drawAxis(v, t) {
+    var box = document.getElementById("axis-" + t), tb = v.tb, n = tb.vals.length;
+    box.textContent = "";
+    if (!tb.type || !n) return;
+    var width = BW, X = axis(tb, width), last = -1e9;
+    function label(x, text, cls) {
+      var s = el("span", cls, text); s.style.left = Math.round(x) + "px"; box.appendChild(s);
+    }
+    label(0, "-inf", "tick lo");
+    label(width, "+inf", "tick hi");
+    var end = X(n - 1);
+    label(X(0), tb.vals[0], "tick lo"); last = X(0) + 90;
+    for (var k = 1; k < 5; k++) {
+      var i = Math.round(k * (n - 1) / 5), x = X(i);
+      if (x - last < 90 || end - x < 150) continue;
+      label(x, tb.vals[i], "tick"); last = x;
+    }
+    if (n > 1) label(end, tb.vals[n - 1], "tick hi");
+  }
+  function drawNow() { views.forEach(function (v, t) { drawBands(v.now, v.status, v.tb, v.tb.now); drawAxis(v, t); }); }
   drawNow();
   if (EVENTS.length) select(EVENTS.length - 1);
   var resizing = null;
-  window.addEventListener("resize", function () { clearTimeout(resizing); resizing = setTimeout(function () { drawNow(); select(selected); }, 100); });
+  window.addEventListener("resize", function () { clearTimeout(resizing); resizing = setTimeout(function () { measure(); drawNow(); select(selected); }, 100); });
 
   var ms = performance.now() - t0;
   performance.mark("dogana-rendered");
