@@ -319,3 +319,14 @@ fn receipts_that_are_not_receipts_are_refused() {
         "{line}"
     );
 }
+
+#[test]
+fn a_directory_is_refused() {
+    let work = Work::new();
+    std::fs::create_dir(work.path("db")).unwrap();
+    let line = refused(&work, ["show", "--store", "db", "orders", "-o", "x.html"]);
+    assert_eq!(
+        line,
+        "error: store db is a directory; name the SQLite database file"
+    );
+}

@@ -23,7 +23,16 @@ use crate::typed;
 /// missing path, a directory and a file that is not an SQLite database are refused before the
 /// store is opened.
 pub fn load(store: &Path, table: &str) -> Result<TableHistory> {
-    match std::fs::read(store).map(|b| b.starts_with(b"SQLite format 3\0")) {
+    let header = |path: &Path| -> std::io::Result<bool> {
+        use std::io::Read;
+        let mut magic = [0u8; 16];
+        let mut file = std::fs::File::open(path)?;
+        if file.metadata()?.is_dir() {
+            return Err(std::io::Error::other("a directory"));
+        }
+        Ok(file.read_exact(&mut magic).is_ok() && &magic == b"SQLite format 3\0")
+    };
+    match header(store) {
         Ok(true) => {}
         Ok(false) => refuse!(
             "{} is not a dogana store (not an SQLite database); name the store dogana deliver writes",
