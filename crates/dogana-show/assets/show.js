@@ -8,20 +8,27 @@
   // Times arrive without the "+00:00" every one of them ends with.
   function utc(s) { return /[+-]\d\d:\d\d$/.test(s) ? s : s + "+00:00"; }
   var TIMES = DATA.times;
-  // Receipts arrive as columns of indices into the table's texts; one object each here.
+  // Receipts arrive as columns of indices into the table's texts. Each gets a small object
+  // now (number, outcome, time, step) and the rest when it is first shown (full()).
   DATA.tables.forEach(function (tb) {
     var R = tb.receipts, S = tb.strs, out = [];
-    function o(i) { return i < 0 ? null : S[i]; }
     for (var i = 0; i < R.o.length; i++) {
-      var ck = R.checks[i], checks = [];
-      for (var j = 0; j < ck.length; j += 3) checks.push([S[ck[j]], ck[j + 1], S[ck[j + 2]]]);
-      var ra = utc(R.ra[i]);
-      out.push({ seq: i + 1, o: S[R.o[i]], shape: S[R.shape[i]], cov: S[R.cov[i]], pa: utc(R.pa[i]), ra: ra,
-        rt: Date.parse(ra) / 1000, src: o(R.src[i]), plan: o(R.plan[i]), since: o(R.since[i]), rows: R.rows[i],
-        tomb: R.tomb[i], pid: R.pid[i], base: R.base[i], checks: checks, step: R.step[i] });
+      out.push({ seq: i + 1, o: S[R.o[i]], rt: Date.parse(utc(R.ra[i])) / 1000, step: R.step[i], i: i });
     }
+    tb.cols = R;
     tb.receipts = out;
   });
+  function full(tb, r) {
+    if (r.checks) return r;
+    var R = tb.cols, S = tb.strs, i = r.i;
+    function o(k) { return k < 0 ? null : S[k]; }
+    var ck = R.checks[i], checks = [];
+    for (var j = 0; j < ck.length; j += 3) checks.push([S[ck[j]], ck[j + 1], S[ck[j + 2]]]);
+    r.shape = S[R.shape[i]]; r.cov = S[R.cov[i]]; r.pa = utc(R.pa[i]); r.ra = utc(R.ra[i]);
+    r.src = o(R.src[i]); r.plan = o(R.plan[i]); r.since = o(R.since[i]); r.rows = R.rows[i];
+    r.tomb = R.tomb[i]; r.pid = R.pid[i]; r.base = R.base[i]; r.checks = checks;
+    return r;
+  }
   // Integer windows send their values as numbers alone.
   DATA.tables.forEach(function (tb) {
     if (tb.vals === null) {
@@ -225,7 +232,7 @@
   var panel = el("div", "receipt"); panel.id = "receipt"; selSec.appendChild(panel);
   app.appendChild(selSec);
 
-  function receiptOf(e) { var ev = EVENTS[e]; return { t: ev[0], r: DATA.tables[ev[0]].receipts[ev[1]] }; }
+  function receiptOf(e) { var ev = EVENTS[e], tb = DATA.tables[ev[0]]; return { t: ev[0], r: full(tb, tb.receipts[ev[1]]) }; }
   function label(e) {
     var x = receiptOf(e), r = x.r;
     return DATA.tables[x.t].name + " #" + r.seq + " " + r.o + " " + r.shape + " produced at " + r.pa;
@@ -374,7 +381,7 @@
     sec.appendChild(el("h2", null, tb.name + ": " + (rej.length ? rej.length + " refusal" + (rej.length === 1 ? "" : "s") : "no refusals")));
     var ul = el("ul");
     rej.slice(0, MAXR).forEach(function (i) {
-      var r = tb.receipts[i], li = el("li", "refusal"); li.dataset.seq = r.seq;
+      var r = full(tb, tb.receipts[i]), li = el("li", "refusal"); li.dataset.seq = r.seq;
       var b = el("button", "step", "#" + r.seq);
       b.onclick = function () { select(eventOf[t + ":" + i], true); };
       li.appendChild(b);
