@@ -305,8 +305,8 @@
   }
 
   // ---- timeline canvas ---------------------------------------------------------------------
-  var tmin = Math.min.apply(null, evTime.concat([DATA.atsec])), tmax = Math.max.apply(null, evTime.concat([DATA.atsec]));
-  if (evTime.length > 50000) { tmin = DATA.atsec; tmax = DATA.atsec; evTime.forEach(function (x) { if (x < tmin) tmin = x; if (x > tmax) tmax = x; }); }
+  var tmin = DATA.atsec, tmax = DATA.atsec;
+  evTime.forEach(function (x) { if (x < tmin) tmin = x; if (x > tmax) tmax = x; });
   var ROW = 18, PAD = 8, LEFT = 110;
   function tx(s, w) { return LEFT + (tmax > tmin ? (s - tmin) / (tmax - tmin) : 0.5) * (w - LEFT - PAD); }
   function drawTimeline() {
