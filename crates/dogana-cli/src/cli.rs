@@ -19,6 +19,7 @@ Examples:
   dogana receipts --store orders.db orders
   dogana verify --store orders.db
   dogana claims --store orders.db orders --limit-days 2
+  dogana show --store orders.db orders -o orders.html
 
 Exit status: 0 success, 1 dogana refuses (invalid contract, manifest or ledger, a mismatch,
 an unreadable file, an existing manifest, a rejected delivery, a store that fails verify),
@@ -117,6 +118,17 @@ Examples:
   dogana next --store orders.db orders --shape changes --until 2026-10-27T06:00:00Z
   dogana next --store orders.db orders --shape last3 --until 2026-10-27T06:00:00Z --json";
 
+const SHOW_EXAMPLES: &str = "\
+Examples:
+  dogana show --store orders.db orders -o orders.html
+  dogana show --store shop.db invoices lines --at 2026-10-27T00:00:00Z --limit-days 2 -o shop.html
+  # a ledger document and the receipts dogana receipts --json exported
+  dogana show --ledger ledger.json --receipts receipts.json -o orders.html
+
+One self-contained HTML file (no network): the regions coloured by state at --at, the history
+replayed from the receipts on a timeline, the refusals and their failed checks, the tables'
+common exact instant, and whether the ledger is the fold of its receipts.";
+
 const CONTRACT_EXAMPLES: &str = "\
 Examples:
   dogana contract orders.toml                          # the wire document on standard output
@@ -205,6 +217,12 @@ pub enum Command {
         override_usage = "dogana next --store DB TABLE --shape NAME --until TIME [--window LOW HIGH] [--json]"
     )]
     Next(NextArgs),
+    /// Write one HTML page of tables: regions, history, refusals, exact instant
+    #[command(
+        after_help = SHOW_EXAMPLES,
+        override_usage = "dogana show --store DB TABLE [TABLE...] [--at TIME] [--limit-days DAYS] -o FILE.html [--force]\n       dogana show --ledger LEDGER --receipts RECEIPTS [--at TIME] [--limit-days DAYS] -o FILE.html [--force]"
+    )]
+    Show(ShowArgs),
     /// Turn a TOML contract description into the contract's wire document
     #[command(after_help = CONTRACT_EXAMPLES)]
     Contract(ContractArgs),
@@ -441,6 +459,34 @@ pub struct NextArgs {
     /// Print the Extraction wire document
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The tables to show, with --store; several share one time axis
+    #[arg(value_name = "TABLE", requires = "store")]
+    pub tables: Vec<String>,
+    /// The receiver's store (any backend `--store` names; read, never changed)
+    #[arg(long, value_name = "DB", conflicts_with_all = ["ledger", "receipts"], required_unless_present = "ledger")]
+    pub store: Option<PathBuf>,
+    /// A ledger document (ledger.to_json()), instead of a store
+    #[arg(long, value_name = "LEDGER", requires = "receipts")]
+    pub ledger: Option<PathBuf>,
+    /// The ledger's receipts as dogana receipts --json exports them (a JSON array)
+    #[arg(long, value_name = "RECEIPTS", requires = "ledger")]
+    pub receipts: Option<PathBuf>,
+    /// The reader's time the states are taken at, with a UTC offset [default: now]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub at: Option<String>,
+    /// Expire regions proven more than DAYS days before --at [default: nothing expires]
+    #[arg(long, value_name = "DAYS", value_parser = typed::limit_days)]
+    pub limit_days: Option<dogana::Duration>,
+    /// The HTML file to write
+    #[arg(short, long, value_name = "FILE.html")]
+    pub output: PathBuf,
+    /// Replace an existing file (atomically)
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -7,7 +7,8 @@
 //! - receiver side, on any store `--store` names: [`receiver`] (`deliver`, `receipts`, `verify`,
 //!   and the ledger `claims --store` reads);
 //! - reading and planning from a store: [`plan`] (`ledger`, `plan`, `plan --together`, `next`);
-//! - documents: [`identity`], [`canonical`]; and [`completions`].
+//! - documents: [`identity`], [`canonical`]; and [`completions`];
+//! - the page: [`show`] (`dogana_show`), reading a store through [`show::load`] only.
 //!
 //! Shared pieces: `input` (contracts in JSON or TOML, manifests, ledgers), `typed` (option values
 //! typed by the contract), `output` (standard output, atomic writes), `progress` (the spinner of a
@@ -22,6 +23,7 @@ pub mod identity;
 pub mod manifest;
 pub mod plan;
 pub mod receiver;
+pub mod show;
 
 use crate::cli::{Cli, Command};
 use crate::refusal::Result;
@@ -46,6 +48,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Ledger(a) => plan::ledger(a),
         Command::Plan(a) => plan::plan(a),
         Command::Next(a) => plan::next(a),
+        Command::Show(a) => show::run(a),
         Command::Contract(a) => contract::run(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),

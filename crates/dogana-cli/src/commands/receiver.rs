@@ -132,6 +132,11 @@ fn open_with(
     })
 }
 
+/// Opens the store at `db` for reading only (any backend): nothing in it changes.
+pub fn open_reader(db: &Path) -> Result<Box<dyn AnyStore>> {
+    open(db, false)
+}
+
 /// The tables of the store: those with a ledger or with any receipt, sorted.
 fn tables(store: &mut dyn AnyStore, db: &Path) -> Result<Vec<String>> {
     store
