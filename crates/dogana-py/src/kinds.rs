@@ -4,6 +4,7 @@
 //! `identity_json`), plus `Gate`, `Group` and the planning functions.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use dogana::{
     Action, ActionKind, ApplyPlan, Check, Checkpoint, Claims, Contract, Coverage, Deletions,
@@ -53,6 +54,18 @@ fn hash_of(identity: &str) -> u64 {
     u64::from_str_radix(&identity[..16], 16).unwrap_or(0)
 }
 
+macro_rules! plain_from {
+    ($($py:ident: $rs:ty),*) => {$(
+        impl From<$rs> for $py {
+            fn from(inner: $rs) -> Self {
+                $py { inner }
+            }
+        }
+    )*};
+}
+
+plain_from!(PyShape: Shape, PyManifest: Manifest, PyRegion: Region, PyLedger: Ledger, PyCheck: Check, PyAction: Action, PyApplyPlan: ApplyPlan, PyTransition: Transition, PyReceipt: Receipt, PyRegionClaim: RegionClaim, PyClaims: Claims, PyRequirement: Requirement, PyExtraction: Extraction);
+
 /// The methods every wire kind has. `$extra` holds the kind's own methods.
 macro_rules! wire_kind {
     ($py:ident, $rs:ty, { $($extra:tt)* }) => {
@@ -75,7 +88,7 @@ macro_rules! wire_kind {
             fn from_json(document: &Bound<'_, PyAny>) -> PyResult<Self> {
                 let bytes = document_text(document)?;
                 <$rs as FromWire>::from_slice(&bytes)
-                    .map(|inner| Self { inner })
+                    .map(<$py>::from)
                     .map_err(|e| errors::serialization_error(document.py(), &e))
             }
 
@@ -93,7 +106,7 @@ macro_rules! wire_kind {
                 }
                 let json = cv::json(value, "$", 0)?;
                 <$rs as FromWire>::from_value(&json)
-                    .map(|inner| Self { inner })
+                    .map(<$py>::from)
                     .map_err(|e| errors::serialization_error(value.py(), &e))
             }
 
@@ -456,6 +469,18 @@ wire_kind!(PyShape, Shape, {
 #[derive(Clone)]
 pub struct PyContract {
     pub inner: Contract,
+    /// The untouched ledger of this contract, made on first use: `manifest` runs the gate's
+    /// `manifest` check against it.
+    untouched: OnceLock<Ledger>,
+}
+
+impl From<Contract> for PyContract {
+    fn from(inner: Contract) -> Self {
+        PyContract {
+            inner,
+            untouched: OnceLock::new(),
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -565,7 +590,7 @@ wire_kind!(PyContract, Contract, {
             b = b.start_at(t);
         }
         b.build()
-            .map(|inner| PyContract { inner })
+            .map(PyContract::from)
             .map_err(|e| errors::invalid_contract(py, &e))
     }
 
@@ -679,7 +704,10 @@ wire_kind!(PyContract, Contract, {
         )?;
         // The relational check the gate runs first (GATE-03): a manifest this contract
         // could never admit is refused here, as the Python reference's Contract.manifest does.
-        let checks = Gate::preflight(&Ledger::new(self.inner.clone()), &m, at);
+        let untouched = self
+            .untouched
+            .get_or_init(|| Ledger::new(self.inner.clone()));
+        let checks = Gate::preflight(untouched, &m, at);
         match checks.first() {
             Some(c) if !c.passed() => {
                 let rule = c
@@ -985,9 +1013,7 @@ wire_kind!(PyLedger, Ledger, {
     /// The contract in force.
     #[getter]
     fn contract(&self) -> PyContract {
-        PyContract {
-            inner: self.inner.contract().clone(),
-        }
+        PyContract::from(self.inner.contract().clone())
     }
 
     /// The regions, in order, covering the whole domain.
@@ -1266,9 +1292,7 @@ wire_kind!(PyReceipt, Receipt, {
     /// The contract in force.
     #[getter]
     fn contract(&self) -> PyContract {
-        PyContract {
-            inner: self.inner.contract().clone(),
-        }
+        PyContract::from(self.inner.contract().clone())
     }
 
     /// The table (the contract's).
@@ -1851,7 +1875,7 @@ impl PyGroup {
             self.inner
                 .contracts()
                 .iter()
-                .map(|c| PyContract { inner: c.clone() }),
+                .map(|c| PyContract::from(c.clone())),
         )
     }
 
@@ -1865,7 +1889,7 @@ impl PyGroup {
     fn contract(&self, table: &str) -> Option<PyContract> {
         self.inner
             .contract(table)
-            .map(|c| PyContract { inner: c.clone() })
+            .map(|c| PyContract::from(c.clone()))
     }
 
     /// Every table's claims together (minima and exact_as_of across tables), each table cut
