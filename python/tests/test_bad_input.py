@@ -147,3 +147,64 @@ def test_values_are_immutable_and_hashable():
     m = c.manifest("full", SUNDAY, rows=2)
     assert pickle.loads(pickle.dumps(m)) == m
     assert Manifest.from_json(m.to_json(indent=2)) == m
+
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+KEYS = ["version", "kind", "table", "key", "shapes", "window", "low", "high", "$date",
+        "$datetime", "$seconds", "regions", "contract", "manifest", "rows", "x"]
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(),
+              st.text(max_size=8), st.just(4), st.just("Contract")),
+    lambda children: st.one_of(st.lists(children, max_size=4),
+                               st.dictionaries(st.sampled_from(KEYS), children, max_size=6)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_any_json_value_is_read_or_refused_with_serialization_error(value):
+    import json
+
+    import dogana_rs
+
+    for kind in (dogana_rs.Contract, dogana_rs.Manifest, dogana_rs.Ledger, dogana_rs.Receipt,
+                 dogana_rs.Claims, dogana_rs.Region, dogana_rs.Shape):
+        try:
+            kind.from_dict(value)
+        except SerializationError:
+            pass
+        try:
+            text = json.dumps(value)
+        except ValueError:
+            continue
+        try:
+            kind.from_json(text)
+        except SerializationError:
+            pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(json_values, st.dates(), st.datetimes(), st.timedeltas(), st.sets(st.integers(), max_size=2)))
+def test_any_argument_raises_a_protocol_error_or_a_type_error(arg):
+    c = orders_contract()
+    calls = [
+        lambda: c.manifest("last3", SUNDAY, window=(arg, arg), rows=1),
+        lambda: c.manifest("changes", SUNDAY, since=arg, rows=1),
+        lambda: c.manifest("full", arg, rows=1),
+        lambda: c.manifest("full", SUNDAY, rows=arg),
+        lambda: Shape.window(size=arg),
+        lambda: Ledger(c).claims(SUNDAY, limit=arg),
+        lambda: Ledger(c).claims(SUNDAY, limit=timedelta.max, window=arg),
+        lambda: Contract("t", key=arg, shapes={"full": Shape.full()}),
+        lambda: Region(arg, arg),
+        lambda: Requirement("orders", arg),
+    ]
+    for call in calls:
+        try:
+            call()
+        except (InvalidContract, TypeError):
+            pass
