@@ -86,6 +86,7 @@ m = c.manifest("changes", datetime(2030, 1, 1, tzinfo=UTC), since=datetime(2020,
 types = {"amount": "float", "customer": "str"}
 QUERY = f"select count(*), count(distinct id), min(order_date), max(order_date), min(updated_at), max(updated_at) from read_csv('{path}')"
 con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
 
 def ours():
     best = float("inf")
