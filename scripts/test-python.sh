@@ -46,6 +46,11 @@ echo "== building the dogana command line (cargo build -p dogana-cli)"
 export DOGANA_BIN="$target/debug/dogana"
 [ -x "$DOGANA_BIN" ] || fail "no dogana binary at $DOGANA_BIN"
 
+# `maturin develop` leaves the extension in the source folder, where it would shadow (or be
+# packed beside) the one pip builds: remove that build artifact (it is gitignored).
+for stale in "$root"/python/dogana_rs/_native*.so; do
+    [ -e "$stale" ] && { echo "== removing $stale (left by maturin develop)"; rm -f "$stale"; }
+done
 echo "== pip install ./python (maturin, release build of crates/dogana-py)"
 start=$(date +%s)
 "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps "$root/python" ||
