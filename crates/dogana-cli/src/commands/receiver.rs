@@ -95,7 +95,7 @@ fn spec(db: &Path) -> Spec {
 
 /// Opens the store at `db`: a writer creates it when missing; a reader never creates nor
 /// changes anything, and refuses a missing store or a file that is not one.
-fn open(db: &Path, create: bool) -> Result<Box<dyn AnyStore>> {
+fn open(db: &Path, create: bool) -> Result<dogana_stores::Opened> {
     open_with(db, create, &dogana_stores::OpenOptions::new())
 }
 
@@ -103,7 +103,7 @@ fn open_with(
     db: &Path,
     create: bool,
     options: &dogana_stores::OpenOptions,
-) -> Result<Box<dyn AnyStore>> {
+) -> Result<dogana_stores::Opened> {
     let spec = spec(db);
     if let Some(path) = spec.path() {
         match std::fs::metadata(path) {
@@ -133,7 +133,7 @@ fn open_with(
 }
 
 /// Opens the store at `db` for reading only (any backend): nothing in it changes.
-pub fn open_reader(db: &Path) -> Result<Box<dyn AnyStore>> {
+pub fn open_reader(db: &Path) -> Result<dogana_stores::Opened> {
     open(db, false)
 }
 
