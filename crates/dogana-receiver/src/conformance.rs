@@ -1718,6 +1718,10 @@ macro_rules! conformance_suite {
             foreign_table_never_published_over,
             // rule: RECV-06, RECV-07, CHECK-06
             published_rows_are_the_checked_rows,
+            // rule: CHECK-18
+            decimal_and_float_values_checked_as_declared,
+            // rule: GATE-25
+            typed_column_the_file_lacks_refused,
             // rule: GROUP-10, GROUP-11, GROUP-12, GROUP-13, GROUP-15, GROUP-16
             group_accepted_together,
             // rule: GROUP-14, GROUP-15, GROUP-16
@@ -2063,4 +2067,35 @@ pub fn group_overlapping_another_refused<R: Receiver>() {
     // parts that do not match the group one to one: refused before anything is decided
     let e = fx.r.deliver_group(&g, &jobs[..1]).expect_err("refused");
     assert!(e.contains("do not match"), "{e}");
+}
+
+/// A receiver-typed `decimal(p,s)` column is checked against its precision and scale, and a
+/// float column's NaN is refused, never published as NULL.
+pub fn decimal_and_float_values_checked_as_declared<R: Receiver>() {
+    let mut fx = Fixture::<R>::new("decimals");
+    let mut ok = fx.full("ok.csv", T1, &base_orders());
+    ok.column_types = vec![("amount".into(), "decimal(6,2)".into())];
+    fx.accept(&ok);
+    // 123456.78 has six digits before the point: more than decimal(6,2) holds
+    let mut rows = base_orders();
+    rows[1].3 = "123456.78";
+    let mut wide = fx.full("wide.csv", T2, &rows);
+    wide.column_types = vec![("amount".into(), "decimal(6,2)".into())];
+    let r = fx.refuse(&wide, "values");
+    assert!(failures(&r).contains("amount"), "{}", failures(&r));
+    let mut rows = base_orders();
+    rows[2].3 = "nan";
+    let mut nan = fx.full("nan.csv", T2, &rows);
+    nan.column_types = vec![("amount".into(), "float".into())];
+    fx.refuse(&nan, "values");
+}
+
+/// A column type given for a column the file lacks checks nothing: an error, nothing stored.
+pub fn typed_column_the_file_lacks_refused<R: Receiver>() {
+    let mut fx = Fixture::<R>::new("absent-typed");
+    let mut job = fx.full("a.csv", T1, &base_orders());
+    job.column_types = vec![("amuont".into(), "decimal(6,2)".into())];
+    let e = fx.r.deliver(&job).map(|d| d.receipt).expect_err("refused");
+    assert!(e.contains("amuont") && e.contains("does not have"), "{e}");
+    assert!(fx.state("orders").receipts.is_empty(), "nothing stored");
 }

@@ -34,6 +34,8 @@ pub enum StoreError {
     /// The store holds a table of the contract's name that dogana did not create (no ledger,
     /// no accepted receipt): a delivery would replace rows nobody delivered. Nothing changed.
     ForeignTable(String),
+    /// The receiver's column types do not fit the file (a type for a column it lacks).
+    ColumnTypes(String),
     /// The parts of a group delivery do not match its tables one to one (GROUP-17).
     Group(InvalidContract),
     /// A table of the group already belongs to another group the store holds.
@@ -80,6 +82,7 @@ impl fmt::Display for StoreError {
             StoreError::NotAStore(m) => write!(f, "not a dogana store: {m}"),
             StoreError::Unavailable(m) => f.write_str(m),
             StoreError::Group(e) => write!(f, "the group's deliveries do not match it: {e}"),
+            StoreError::ColumnTypes(m) => f.write_str(m),
             StoreError::GroupOverlap { table, held } => write!(
                 f,
                 "table {table:?} was delivered in the group {}; a table belongs to one group, since deliveries accepted together replay together: deliver it with that group",
