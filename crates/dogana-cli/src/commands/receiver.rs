@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::cli::{DeliverArgs, FileFormat, ReceiptsArgs, VerifyArgs};
 use crate::commands::claims;
 use crate::commands::manifest::default_path;
-use crate::input::{self, shown};
+use crate::input;
 use crate::output;
 use crate::progress::Progress;
 use crate::refusal::{refuse, Refusal, Result};
@@ -86,6 +86,12 @@ fn failed(what: &str, db: &Path, e: &StoreError) -> Refusal {
         "{what} failed on store {}: {e}{hint}; nothing was changed",
         shown(db)
     ))
+}
+
+/// How a store is shown in messages: as its spec writes it, a Postgres URL without its
+/// password.
+fn shown(db: &Path) -> String {
+    spec(db).to_string()
 }
 
 /// The store a `--store` value names (see `dogana_stores::Spec`).
@@ -156,7 +162,7 @@ fn unknown_table(db: &Path, table: &str, known: &[String]) -> Refusal {
 /// receipts, the new ledger of the latest receipt's contract (nothing published yet).
 pub fn stored_ledger(db: &Path, table: &Path) -> Result<Ledger> {
     let Some(table) = table.to_str() else {
-        refuse!("table {} is not UTF-8 text", shown(table))
+        refuse!("table {} is not UTF-8 text", input::shown(table))
     };
     let mut store = open(db, false)?;
     if let Some(ledger) = store
@@ -255,7 +261,7 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
         None => claims::now()?,
     };
     let options = deliver_options(&a, &contract, columns)?;
-    let file = shown(&a.file);
+    let file = input::shown(&a.file);
     let size = match std::fs::metadata(&a.file) {
         Ok(m) if m.is_dir() => {
             refuse!("cannot read {file}: it is a directory; name the delivered file")
