@@ -150,7 +150,10 @@ crash)
     as_owner "$(cat "$dir/bindir")/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
     ;;
 resume)
-    start_server "$(cat "$dir/bindir")" "$(cat "$dir/port")"
+    bin=$(cat "$dir/bindir")
+    if ! as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        start_server "$bin" "$(cat "$dir/port")"
+    fi
     ;;
 *)
     echo "usage: scripts/postgres.sh start|env|stop|crash|resume" >&2

@@ -94,6 +94,20 @@ impl std::fmt::Display for PgError {
 
 impl std::error::Error for PgError {}
 
+/// The error and its sources, in one line.
+fn chain(e: &postgres::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(c) = source {
+        let m = c.to_string();
+        if !s.contains(&m) {
+            s.push_str(&format!(": {m}"));
+        }
+        source = c.source();
+    }
+    s.replace(['\n', '\r'], " ")
+}
+
 fn one_line(e: &postgres::Error) -> String {
     let text = match e.as_db_error() {
         Some(db) => {
@@ -107,15 +121,7 @@ fn one_line(e: &postgres::Error) -> String {
             s
         }
         None => {
-            let mut s = e.to_string();
-            let mut source = std::error::Error::source(e);
-            while let Some(c) = source {
-                let m = c.to_string();
-                if !s.contains(&m) {
-                    s.push_str(&format!(": {m}"));
-                }
-                source = c.source();
-            }
+            let mut s = chain(e);
             if e.is_closed() {
                 s.push_str(" (the connection to the server is lost: nothing of this delivery was committed unless its receipt is stored; deliver again)");
             }
@@ -524,6 +530,58 @@ impl Postgres {
     }
 }
 
+impl Postgres {
+    /// Opens a transaction of this kind (see the crate's Decisions), taking the write locks.
+    fn open_txn(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
+        match txn {
+            Txn::Read if self.write => self
+                .client
+                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                .pg(),
+            Txn::Read => self
+                .client
+                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                .pg(),
+            Txn::Write => {
+                if !self.write {
+                    return Err(plain(format!(
+                        "{} was opened for reading only",
+                        self.shown()
+                    )));
+                }
+                let timeout = format!(
+                    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = {}",
+                    self.options.lock_timeout.as_millis().max(1)
+                );
+                self.client.batch_execute(&timeout).pg()?;
+                let schema = self.schema.clone();
+                let keys: Vec<&str> = if tables.is_empty() {
+                    vec![SCHEMA_LOCK]
+                } else {
+                    tables.to_vec()
+                };
+                for table in keys {
+                    if let Err(e) = self.client.execute(LOCK_SQL, &[&schema, &table]) {
+                        let locked = e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE);
+                        self.rollback();
+                        if locked {
+                            return Err(StoreError::Locked {
+                                store: self.shown(),
+                                holder: format!(
+                                    "another writer of table {table:?} holds its advisory lock; waited {:?}",
+                                    self.options.lock_timeout
+                                ),
+                            });
+                        }
+                        return Err(pg(e));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// A writer's session on the server a URL names, whatever its schema holds (the test harness
 /// creates schemas through it).
 pub(crate) fn raw_session(url: &str) -> Result<Client, StoreError> {
@@ -578,7 +636,7 @@ fn connect_error(target: &Target, e: &postgres::Error) -> StoreError {
             )
         }
     } else {
-        let text = one_line(e);
+        let text = chain(e);
         if text.contains("password missing") {
             format!(
                 "the server at {server} asks a password of user {user:?}, and none was given: put it in the URL, PGPASSWORD or ~/.pgpass"
@@ -651,51 +709,23 @@ impl Backend for Postgres {
             self.client = session(&self.target, self.write)?;
         }
         self.analysed.clear();
-        match txn {
-            Txn::Read if self.write => self
-                .client
-                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-                .pg(),
-            Txn::Read => self
-                .client
-                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                .pg(),
-            Txn::Write => {
-                if !self.write {
+        match self.open_txn(txn, tables) {
+            // a session lost since the last call shows only now: nothing was done in this
+            // transaction yet, so it starts again on a new session
+            Err(e)
+                if self.client.is_closed()
+                    || self.client.is_valid(Duration::from_secs(5)).is_err() =>
+            {
+                self.client = session(&self.target, self.write)?;
+                if txn == Txn::Write && !tables.is_empty() {
+                    // the staged rows went with the lost session's TEMP tables
                     return Err(plain(format!(
-                        "{} was opened for reading only",
-                        self.shown()
+                        "the session was lost after the rows were staged ({e}); nothing was committed: deliver again"
                     )));
                 }
-                let timeout = format!(
-                    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = {}",
-                    self.options.lock_timeout.as_millis().max(1)
-                );
-                self.client.batch_execute(&timeout).pg()?;
-                let schema = self.schema.clone();
-                let keys: Vec<&str> = if tables.is_empty() {
-                    vec![SCHEMA_LOCK]
-                } else {
-                    tables.to_vec()
-                };
-                for table in keys {
-                    if let Err(e) = self.client.execute(LOCK_SQL, &[&schema, &table]) {
-                        let locked = e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE);
-                        self.rollback();
-                        if locked {
-                            return Err(StoreError::Locked {
-                                store: self.shown(),
-                                holder: format!(
-                                    "another writer of table {table:?} holds its advisory lock; waited {:?}",
-                                    self.options.lock_timeout
-                                ),
-                            });
-                        }
-                        return Err(pg(e));
-                    }
-                }
-                Ok(())
+                self.open_txn(txn, tables)
             }
+            r => r,
         }
     }
 
