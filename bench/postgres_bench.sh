@@ -42,13 +42,15 @@ kind = "full"
 [shapes.changes]
 kind = "changes"
 deletions = "tombstone"
+
+[shapes.partition]
+kind = "window"
 TOML
 types=(--column-type amount=float --column-type customer=str)
 "$dogana" manifest "full-$n.csv" --contract orders.toml --force --shape full \
-    --produced-at 2027-01-01T00:00:00Z --rows "$n" "${types[@]}" >/dev/null
+    --produced-at 2027-01-01T00:00:00Z --rows "$n" >/dev/null
 "$dogana" manifest "changes-$n-$u-$t.csv" --contract orders.toml --force --shape changes \
-    --produced-at 2027-01-02T00:00:00Z --since 2027-01-01T00:00:00Z --rows "$u" --tombstones "$t" \
-    "${types[@]}" >/dev/null
+    --produced-at 2027-01-02T00:00:00Z --since 2027-01-01T00:00:00Z --rows "$u" --tombstones "$t" >/dev/null
 
 psql -c "SHOW shared_buffers" -c "SHOW max_wal_size" -c "SHOW synchronous_commit" -c "SHOW fsync" -c "SHOW wal_level" -c "SHOW maintenance_work_mem" -c "SHOW work_mem" -At | paste -sd' '
 

@@ -127,6 +127,8 @@ start)
     psql=(as_owner "$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir/socket" -p "$port" -U postgres -d postgres)
     "${psql[@]}" -c "CREATE ROLE $role LOGIN CREATEROLE PASSWORD '$password'" >/dev/null
     "${psql[@]}" -c "CREATE DATABASE $database OWNER $role" >/dev/null
+    # the benchmark checkpoints between its rounds
+    "${psql[@]}" -c "GRANT pg_checkpoint TO $role" >/dev/null
     # the socket's permissions let the (root) tests reach it; TCP carries the password
     chmod 755 "$dir" "$dir/socket"
     {
