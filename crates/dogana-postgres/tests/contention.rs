@@ -54,8 +54,7 @@ fn jobs(dir: &Path, write: bool) -> (PathBuf, Manifest, Vec<Vec<(PathBuf, Manife
         .build()
         .expect("manifest");
     let mut per = Vec::new();
-    for p in 0..PROCESSES {
-        let day = DAYS[p];
+    for (p, day) in DAYS.iter().copied().enumerate().take(PROCESSES) {
         let rows: Vec<Order<'_>> = (0..160)
             .filter(|i| i % 8 == p as i64)
             .map(|i| (i, day, "2026-10-10T10:00:00Z", "2.00", false))
@@ -178,7 +177,7 @@ fn writers_of_different_tables_do_not_wait_on_each_other() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a folder");
     let store_dir = dir.join("store");
-    let mut setup = Store::new(Postgres::create(&store_dir).expect("opens"));
+    let setup = Store::new(Postgres::create(&store_dir).expect("opens"));
     let schema = setup.backend().schema().to_owned();
     // 20,000 rows per table: each delivery's commit takes a while
     let write = |table: &str| {
