@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dogana::{Contract, Outcome, Receipt, Wire};
-use dogana_receiver::sql::{ident_list, quote_ident, row_value};
+use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident, row_value};
 use dogana_receiver::{
     Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
     StoreError, Txn,
@@ -595,29 +595,7 @@ impl Backend for Sqlite {
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
         let (srows, stombs) = staging(table);
-        let t = quote_ident(table);
-        let w = quote_ident(q.column);
-        let on_rows: Vec<String> = q
-            .key
-            .iter()
-            .zip(q.staged_key)
-            .map(|(k, i)| format!("p.{} = s.c{i}", quote_ident(k)))
-            .collect();
-        let on_tombs: Vec<String> = q
-            .key
-            .iter()
-            .enumerate()
-            .map(|(i, k)| format!("p.{} = s.k{i}", quote_ident(k)))
-            .collect();
-        let pk = ident_list(q.key.iter().map(String::as_str), "p.");
-        let outside = format!("(p.{w} IS NULL OR p.{w} < ?1 OR p.{w} > ?2)");
-        let hits = format!(
-            "SELECT {pk}, p.{w} FROM {srows} s JOIN main.{t} p ON {} WHERE {outside}
-             UNION ALL
-             SELECT {pk}, p.{w} FROM {stombs} s JOIN main.{t} p ON {} WHERE {outside}",
-            on_rows.join(" AND "),
-            on_tombs.join(" AND ")
-        );
+        let hits = keys_outside_query(table, q, &srows, &stombs);
         let lo = datum_sql(&Datum::of_value(&q.window.low, true));
         let hi = datum_sql(&Datum::of_value(&q.window.high, true));
         let count: i64 = self
