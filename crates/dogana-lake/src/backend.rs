@@ -9,7 +9,9 @@
 //! entry and the snapshot manifest, each under a key no other writer uses, then publishes
 //! them with ONE conditional write of the pointer, conditioned on the version the lease
 //! acquisition wrote, which also releases the lease. Nothing before that write is reachable,
-//! so rows, ledger and receipt appear together or not at all.
+//! so rows, ledger and receipt appear together or not at all. A transaction changing several
+//! tables (a group) publishes them all at one decision object instead
+//! ([`Lake::publish_together`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -26,8 +28,8 @@ use dogana_receiver::{
 use crate::layout::{
     self, by_manifest_key, by_manifest_prefix, check_format, is_canonical_v4,
     parse_by_manifest_key, parse_receipt_key, pointer_key, receipt_key, receipt_seq_prefix,
-    receipts_prefix, table_dir, table_of_dir, ColumnDef, Lease, PartRef, Pointer, ReceiptObject,
-    ReceiptRef, SnapshotManifest,
+    receipts_prefix, table_dir, table_of_dir, ColumnDef, CommitDecision, Lease, PartRef, Pending,
+    Pointer, ReceiptObject, ReceiptRef, SnapshotManifest,
 };
 use crate::objects::{Root, Version, Versioned};
 use crate::parts;
@@ -82,6 +84,7 @@ struct TableTxn {
     receipts: u64,
     accepted: u64,
     receipt: Option<ReceiptObject>,
+    group: Option<Vec<String>>,
     dirty: bool,
 }
 
@@ -288,6 +291,53 @@ impl Lake {
         }
     }
 
+    /// Whether the commit of several tables `pending` names was committed; `settle`: a
+    /// missing decision is made aborted first (only once the writer's lease is past), so it
+    /// can never be committed later.
+    fn committed(&self, pending: &Pending, settle: bool) -> Result<bool, StoreError> {
+        let decided = |b: Bytes| -> Result<bool, StoreError> {
+            let d: CommitDecision = parse(&pending.commit, &b)?;
+            Ok(d.outcome == "committed")
+        };
+        if let Some(b) = self.root.get(&pending.commit)? {
+            return decided(b);
+        }
+        if !settle {
+            return Ok(false);
+        }
+        let aborted = json(&CommitDecision {
+            outcome: "aborted".into(),
+        })?;
+        if self.root.create(&pending.commit, aborted)? {
+            return Ok(false);
+        }
+        match self.root.get(&pending.commit)? {
+            Some(b) => decided(b),
+            None => Err(corrupt(format!(
+                "{} exists and then does not",
+                pending.commit
+            ))),
+        }
+    }
+
+    /// The pointer with its pending commit, if any, decided: the head it names.
+    fn resolved(&self, mut p: Pointer, settle: bool) -> Result<Pointer, StoreError> {
+        if let Some(pending) = p.pending.take() {
+            if !self.committed(&pending, settle)? {
+                p.snapshot = pending.previous;
+            }
+        }
+        Ok(p)
+    }
+
+    /// The table's pointer as a reader sees it: its head decided.
+    fn read_head(&self, table: &str) -> Result<Option<(Pointer, Version)>, StoreError> {
+        match self.read_pointer(table)? {
+            None => Ok(None),
+            Some((p, v)) => Ok(Some((self.resolved(p, false)?, v.version))),
+        }
+    }
+
     fn load(
         &self,
         table: &str,
@@ -303,6 +353,7 @@ impl Lake {
             receipts: 0,
             accepted: 0,
             receipt: None,
+            group: None,
             dirty: false,
         };
         if let Some(key) = &t.head_key {
@@ -317,6 +368,7 @@ impl Lake {
             t.ledger = s.ledger;
             t.receipts = s.receipts;
             t.accepted = s.accepted;
+            t.group = s.group;
         }
         Ok(t)
     }
@@ -327,7 +379,7 @@ impl Lake {
             return Err(corrupt("the lake was used outside a transaction"));
         }
         if !self.tables.contains_key(table) {
-            let p = self.read_pointer(table)?.map(|(p, v)| (p, v.version));
+            let p = self.read_head(table)?;
             let t = self.load(table, p)?;
             self.tables.insert(table.to_owned(), t);
         }
@@ -353,6 +405,7 @@ impl Lake {
                         snapshot: None,
                         fence: 1,
                         lease: Some(lease),
+                        pending: None,
                     },
                     None,
                 ),
@@ -377,12 +430,16 @@ impl Lake {
                             continue;
                         }
                     }
+                    // a commit of several tables its writer left undecided past its lease is
+                    // aborted here, so the head is decided before the fence moves
+                    let head = self.resolved(p.clone(), true)?;
                     (
                         Pointer {
                             format_version: layout::format_text(),
-                            snapshot: p.snapshot.clone(),
+                            snapshot: head.snapshot,
                             fence: p.fence + 1,
                             lease: Some(lease),
+                            pending: None,
                         },
                         Some(v.version.clone()),
                     )
@@ -446,13 +503,167 @@ impl Lake {
     /// entry, the manifest, then the pointer, conditioned on the acquisition's version
     /// (`store.fold.pointer-commit`, `store.lease.stale-fence`).
     fn publish(&self, table: &str, t: &TableTxn) -> Result<(), StoreError> {
-        let fence = t
-            .fence
-            .ok_or_else(|| corrupt(format!("{table:?} was changed without its lease")))?;
         let (pointer, version) = t
             .pointer
             .as_ref()
             .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        let key = self.prepare(table, t)?;
+        let next = Pointer {
+            format_version: layout::format_text(),
+            snapshot: Some(key),
+            fence: pointer.fence,
+            lease: None,
+            pending: None,
+        };
+        self.point(table, &next, version).map(|_| ())
+    }
+
+    /// Replaces the pointer of a table this transaction leased by `next`, conditioned on
+    /// `version`; the version written, or [`LakeError::LeaseFenced`].
+    fn point(&self, table: &str, next: &Pointer, version: &Version) -> Result<Version, StoreError> {
+        match self
+            .root
+            .put_versioned(&pointer_key(table), json(next)?, Some(version))?
+        {
+            Some(v) => Ok(v),
+            None => {
+                // a retried request whose first attempt landed answers as a lost condition:
+                // the pointer as we wrote it (our snapshot, fence, lease) says we won
+                let now = self.read_pointer(table)?;
+                if let Some((p, v)) = &now {
+                    if p == next {
+                        return Ok(v.version.clone());
+                    }
+                    // ...or, a plain publication, a head that later writers built on it
+                    if next.pending.is_none() && next.lease.is_none() {
+                        if let Some(ours) = &next.snapshot {
+                            let head = self.resolved(p.clone(), false)?.snapshot;
+                            if self.descends_from(head, ours, next.fence)? {
+                                return Ok(v.version.clone());
+                            }
+                        }
+                    }
+                }
+                // rule: store.lease.stale-fence — the head is fenced past us
+                let current = now.map(|(p, _)| p.fence).unwrap_or(0);
+                Err(LakeError::LeaseFenced {
+                    table: table.to_owned(),
+                    fence: next.fence,
+                    current,
+                }
+                .into())
+            }
+        }
+    }
+
+    /// Whether the snapshot `head` is `ours` or has it as an ancestor; the walk stops at the
+    /// first snapshot written under a fence below `fence` (ours was written under `fence`).
+    fn descends_from(
+        &self,
+        mut head: Option<String>,
+        ours: &str,
+        fence: u64,
+    ) -> Result<bool, StoreError> {
+        while let Some(key) = head {
+            if key == ours {
+                return Ok(true);
+            }
+            let Some(b) = self.root.get(&key)? else {
+                return Ok(false);
+            };
+            let s: SnapshotManifest = parse(&key, &b)?;
+            if s.fence < fence {
+                return Ok(false);
+            }
+            head = s.parent;
+        }
+        Ok(false)
+    }
+
+    /// Publishes several tables at once: each pointer names its new snapshot as pending on
+    /// one decision object (keeping the lease), then the decision is created committed (the
+    /// one write that publishes them all), then each pointer is settled and its lease
+    /// released. Until the decision exists every reader sees every table's previous head; a
+    /// writer that loses a pointer's condition, or finds the decision aborted (an acquisition
+    /// after its lease expired made it so), raises [`LakeError::LeaseFenced`] and publishes
+    /// nothing.
+    fn publish_together(&self, tables: &[(&String, &TableTxn)]) -> Result<(), StoreError> {
+        let commit = format!("commits/{}.json", uuid::Uuid::new_v4().simple());
+        let mut prepared = Vec::with_capacity(tables.len());
+        for (name, t) in tables {
+            let (pointer, version) = t
+                .pointer
+                .as_ref()
+                .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+            let key = self.prepare(name, t)?;
+            prepared.push((*name, pointer, version, key, t.head_key.clone()));
+        }
+        let abort = |e: StoreError| -> StoreError {
+            let _ = self.committed(
+                &Pending {
+                    commit: commit.clone(),
+                    previous: None,
+                },
+                true,
+            );
+            e
+        };
+        let mut pointed = Vec::with_capacity(prepared.len());
+        for (name, pointer, version, key, previous) in &prepared {
+            let next = Pointer {
+                format_version: layout::format_text(),
+                snapshot: Some(key.clone()),
+                fence: pointer.fence,
+                lease: pointer.lease.clone(),
+                pending: Some(Pending {
+                    commit: commit.clone(),
+                    previous: previous.clone(),
+                }),
+            };
+            let v = self.point(name, &next, version).map_err(abort)?;
+            pointed.push((*name, next, v));
+        }
+        let committed = json(&CommitDecision {
+            outcome: "committed".into(),
+        })?;
+        if !self.root.create(&commit, committed)? {
+            // a retried create whose first attempt landed reads committed
+            let pending = Pending {
+                commit: commit.clone(),
+                previous: None,
+            };
+            if !self.committed(&pending, false)? {
+                let (name, next, _) = &pointed[0];
+                let current = self.read_pointer(name)?.map(|(p, _)| p.fence).unwrap_or(0);
+                return Err(LakeError::LeaseFenced {
+                    table: (*name).clone(),
+                    fence: next.fence,
+                    current,
+                }
+                .into());
+            }
+        }
+        // settled: the pointers name their heads plainly and the leases are released; one
+        // left pending (a crash, a lease lost) reads the same through the decision
+        for (name, next, v) in pointed {
+            let settled = Pointer {
+                lease: None,
+                pending: None,
+                ..next
+            };
+            let _ = self
+                .root
+                .put_versioned(&pointer_key(name), json(&settled)?, Some(&v));
+        }
+        Ok(())
+    }
+
+    /// Writes the table's working snapshot: its new parts, the receipt and its replay entry,
+    /// then the snapshot manifest, each under a key nobody else writes; the manifest's key.
+    fn prepare(&self, table: &str, t: &TableTxn) -> Result<String, StoreError> {
+        let fence = t
+            .fence
+            .ok_or_else(|| corrupt(format!("{table:?} was changed without its lease")))?;
         let dir = table_dir(table);
         let columns = t.columns.clone();
         let mut parts: Vec<PartRef> = Vec::with_capacity(t.parts.len());
@@ -519,38 +730,10 @@ impl Lake {
                 seq: r.seq,
                 fence: r.fence,
             }),
+            group: t.group.clone(),
         };
         self.root.put(&key, json(&manifest)?)?;
-        let next = Pointer {
-            format_version: layout::format_text(),
-            snapshot: Some(key),
-            fence,
-            lease: None,
-        };
-        debug_assert_eq!(pointer.fence, fence);
-        match self
-            .root
-            .put_versioned(&pointer_key(table), json(&next)?, Some(version))?
-        {
-            Some(_) => Ok(()),
-            None => {
-                // a retried request whose first attempt landed answers as a lost condition:
-                // the pointer naming our snapshot says we won
-                let now = self.read_pointer(table)?;
-                if now.as_ref().and_then(|(p, _)| p.snapshot.as_deref()) == next.snapshot.as_deref()
-                {
-                    return Ok(());
-                }
-                // rule: store.lease.stale-fence — the head is fenced past us
-                let current = now.map(|(p, _)| p.fence).unwrap_or(0);
-                Err(LakeError::LeaseFenced {
-                    table: table.to_owned(),
-                    fence,
-                    current,
-                }
-                .into())
-            }
-        }
+        Ok(key)
     }
 
     /// Every row of the working table, part by part.
@@ -637,7 +820,7 @@ impl Lake {
     /// The published state of `table`, as a reader of the store sees it now: its columns and
     /// the keys of its Parquet parts (for outside readers, [`crate::sql`]).
     pub fn published(&self, table: &str) -> Result<Option<Published>, StoreError> {
-        let p = self.read_pointer(table)?.map(|(p, v)| (p, v.version));
+        let p = self.read_head(table)?;
         let t = self.load(table, p)?;
         Ok(t.columns.map(|c| {
             (
@@ -768,6 +951,20 @@ impl Backend for Lake {
     fn commit(&mut self) -> Result<(), StoreError> {
         let tables = std::mem::take(&mut self.tables);
         self.txn = None;
+        let dirty: Vec<(&String, &TableTxn)> = tables
+            .iter()
+            .filter(|(_, t)| t.fence.is_some() && t.dirty)
+            .collect();
+        if dirty.len() > 1 {
+            // several tables change: one decision publishes them all
+            let r = self.publish_together(&dirty);
+            for (name, t) in &tables {
+                if t.fence.is_some() && !t.dirty {
+                    let _ = self.release(name, t);
+                }
+            }
+            return r;
+        }
         let mut first_err = None;
         for (name, t) in &tables {
             if t.fence.is_none() {
@@ -881,6 +1078,39 @@ impl Backend for Lake {
         }
         out.sort();
         Ok(out)
+    }
+
+    fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        Ok(self.table(table)?.group.clone())
+    }
+
+    /// The group is recorded in each of its tables' next snapshots, which the commit
+    /// publishes together with the deliveries' rows, ledgers and receipts (one decision for
+    /// all of them, [`Lake::publish_together`]).
+    fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+        let leased: Vec<String> = self
+            .tables
+            .iter()
+            .filter(|(_, t)| t.fence.is_some())
+            .map(|(n, _)| n.clone())
+            .collect();
+        for member in tables {
+            let name = leased
+                .iter()
+                .find(|n| n.to_lowercase() == *member)
+                .cloned()
+                .ok_or_else(|| {
+                    corrupt(format!(
+                        "the group's table {member:?} is not written by this transaction"
+                    ))
+                })?;
+            let t = self.table(&name)?;
+            if t.group.as_deref() != Some(tables) {
+                t.group = Some(tables.to_vec());
+                t.dirty = true;
+            }
+        }
+        Ok(())
     }
 
     fn published_columns(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {

@@ -132,7 +132,13 @@ fn cloud_url(env: &str, dir: &Path) -> Result<String, String> {
         .display()
         .to_string()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     Ok(format!("{}/{segment}", base.trim_end_matches('/')))
 }
@@ -237,6 +243,12 @@ macro_rules! delegate_backend {
                 columns: &[String],
             ) -> Result<Vec<Vec<Datum>>, StoreError> {
                 self.0.read_rows(t, columns)
+            }
+            fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+                self.0.group_of(table)
+            }
+            fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+                self.0.save_group(tables)
             }
         }
     };

@@ -115,6 +115,29 @@ pub struct Pointer {
     pub fence: u64,
     /// The write lease, while one is held (None: released).
     pub lease: Option<Lease>,
+    /// A commit of several tables `snapshot` waits on: `snapshot` is the table's head only
+    /// once that commit's decision object reads committed, `pending.previous` until then and
+    /// when it reads aborted (absent: a single-table publication, `snapshot` is the head).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Pending>,
+}
+
+/// The commit of several tables a pointer waits on (see [`Pointer::pending`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    /// The key of the commit's decision object, `commits/<uuid>.json`: created once, under
+    /// If-None-Match, committed by the writer or aborted by whoever finds it missing after
+    /// the writer's lease expired.
+    pub commit: String,
+    /// The table's head before the commit.
+    pub previous: Option<String>,
+}
+
+/// `commits/<uuid>.json`: the decision of a commit of several tables.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitDecision {
+    /// `committed` or `aborted`.
+    pub outcome: String,
 }
 
 /// A published column.
@@ -174,6 +197,10 @@ pub struct SnapshotManifest {
     pub accepted: u64,
     /// The receipt this snapshot published, if it published one.
     pub receipt: Option<ReceiptRef>,
+    /// The group the table is delivered in (its tables, lowercase, sorted), once a group
+    /// delivery was accepted; carried by every later snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<Vec<String>>,
 }
 
 /// `tables/<t>/receipts/seq/<seq>/<fence>.json`: one receipt, written before the pointer

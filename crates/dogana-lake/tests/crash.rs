@@ -19,3 +19,21 @@ fn crash_child() {
 fn sigkill_at_random_points_leaves_old_or_new_state() {
     dogana_receiver::crash::parent::<ShortLeaseLake>(CHILD, "crash_child", 200);
 }
+
+const GROUP_CHILD: &str = "DOGANA_LAKE_GROUP_CRASH_CHILD";
+
+/// The group child: does nothing unless the parent started it.
+#[test]
+fn group_crash_child() {
+    dogana_receiver::crash::group_child::<ShortLeaseLake>(GROUP_CHILD);
+}
+
+/// 100 SIGKILLs of a child delivering invoices and lines together: both tables' pointers
+/// name their new snapshots as pending on one decision object, so a kill anywhere leaves
+/// both old or both new (the next acquisition aborts an undecided commit).
+///
+/// rule: RECV-09, TRUST-07, store.fold.pointer-commit, store.lease.stale-fence
+#[test]
+fn group_sigkill_leaves_both_tables_old_or_new() {
+    dogana_receiver::crash::group_parent::<ShortLeaseLake>(GROUP_CHILD, "group_crash_child", 100);
+}

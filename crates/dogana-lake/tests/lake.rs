@@ -502,3 +502,87 @@ fn filesystem_pointer_is_atomic_across_processes() {
     assert!(kept <= 8, "old versions are pruned: {kept} kept");
     let _ = Path::new("");
 }
+
+/// Two tables, each published once with ledger "1", then both pointers rewritten as a writer
+/// of several tables leaves them before its decision: new snapshots (ledger "2") pending on
+/// `commit`, under a lease of 1 ms held by nobody alive.
+fn undecided_pair(lake: &mut Lake, tables: [&str; 2], commit: &str) {
+    use dogana_lake::layout::{Lease, Pending};
+    lake.begin(Txn::Write, &tables).unwrap();
+    for t in tables {
+        lake.save_ledger(t, "1").unwrap();
+    }
+    lake.commit().unwrap();
+    let root = lake.root().clone();
+    for t in tables {
+        let v = root.get_versioned(&pointer_key(t)).unwrap().unwrap();
+        let p: Pointer = serde_json::from_slice(&v.bytes).unwrap();
+        assert!(p.pending.is_none() && p.lease.is_none(), "settled: {p:?}");
+        let old = p.snapshot.clone().unwrap();
+        let mut s = snapshot(&root, &old);
+        s.ledger = Some("2".into());
+        s.parent = Some(old.clone());
+        let key = format!("{}-next.json", old.trim_end_matches(".json"));
+        root.put(&key, Bytes::from(serde_json::to_vec(&s).unwrap()))
+            .unwrap();
+        let next = Pointer {
+            snapshot: Some(key),
+            lease: Some(Lease {
+                holder: "a writer that died".into(),
+                ttl_ms: 1,
+            }),
+            pending: Some(Pending {
+                commit: commit.into(),
+                previous: Some(old),
+            }),
+            ..p
+        };
+        let json = Bytes::from(serde_json::to_vec(&next).unwrap());
+        assert!(root
+            .put_versioned(&pointer_key(t), json, Some(&v.version))
+            .unwrap()
+            .is_some());
+    }
+}
+
+fn ledgers(lake: &mut Lake, tables: &[&str]) -> Vec<Option<String>> {
+    lake.begin(Txn::Read, tables).unwrap();
+    let out = tables.iter().map(|t| lake.ledger(t).unwrap()).collect();
+    lake.rollback();
+    out
+}
+
+#[test]
+fn a_commit_of_several_tables_publishes_at_its_decision() {
+    // rule: RECV-09, store.fold.pointer-commit, store.lease.stale-fence
+    let dir = tempfile::tempdir().unwrap();
+    let mut lake = Lake::open(dir.path(), &LakeOptions::default(), true).unwrap();
+    let one = Some("1".to_owned());
+    let two = Some("2".to_owned());
+
+    // decided committed: both tables move at once
+    undecided_pair(&mut lake, ["a", "b"], "commits/x.json");
+    assert_eq!(ledgers(&mut lake, &["a", "b"]), [one.clone(), one.clone()]);
+    let committed = Bytes::from_static(br#"{"outcome":"committed"}"#);
+    assert!(lake
+        .root()
+        .create("commits/x.json", committed.clone())
+        .unwrap());
+    assert_eq!(ledgers(&mut lake, &["a", "b"]), [two.clone(), two.clone()]);
+    // the next writer settles the head it found
+    lake.begin(Txn::Write, &["a"]).unwrap();
+    assert_eq!(lake.ledger("a").unwrap(), two);
+    lake.rollback();
+
+    // undecided past its lease: the next acquisition of either table aborts it, for both
+    undecided_pair(&mut lake, ["c", "d"], "commits/y.json");
+    std::thread::sleep(Duration::from_millis(20));
+    lake.begin(Txn::Write, &["c"]).unwrap();
+    assert_eq!(lake.ledger("c").unwrap(), one);
+    lake.rollback();
+    let decision = lake.root().get("commits/y.json").unwrap().unwrap();
+    assert_eq!(&decision[..], br#"{"outcome":"aborted"}"#);
+    // the late writer's decision loses, and nothing of its commit ever reads
+    assert!(!lake.root().create("commits/y.json", committed).unwrap());
+    assert_eq!(ledgers(&mut lake, &["c", "d"]), [one.clone(), one]);
+}
