@@ -6,7 +6,9 @@
 #   - Chromium and its fonts (scripts/test-browser.sh, from Debian);
 #   - Python virtual environments for dbt-duckdb and for the Python package (PyPI);
 # then the workspace's tests, the command line with the DuckDB backend and the dbt recipe on
-# a store it made, the Parquet reader, the page in a real browser, the Python package.
+# a store it made, the Parquet reader, the page in a real browser, the Python package, and the
+# lake store against moto (S3) and Azurite (Azure) on 127.0.0.1 (scripts/test-lake.sh: pip and
+# npm pins in scripts/lake/; npm from Debian when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -20,6 +22,7 @@ need_apt() { # need_apt COMMAND PACKAGE WHY
     fi
 }
 need_apt node nodejs "the ECMAScript number test of dogana-json"
+need_apt npm npm "Azurite, the lake store's Azure test server"
 bash scripts/libduckdb.sh >/dev/null
 
 step() { echo "== $* ($(( $(date +%s) - started )) s)"; }
@@ -36,4 +39,8 @@ step "dogana show's page in headless Chromium"
 bash scripts/test-browser.sh
 step "the Python package (pytest)"
 bash scripts/test-python.sh
+step "the lake store on file://, memory://, S3 (moto) and Azure (Azurite)"
+bash scripts/test-lake.sh
+step "the command line with the lake backend"
+cargo test -p dogana-cli --features lake
 step "done"

@@ -11,7 +11,7 @@
 //! acquisition wrote, which also releases the lease. Nothing before that write is reachable,
 //! so rows, ledger and receipt appear together or not at all. A transaction changing several
 //! tables (a group) publishes them all at one decision object instead
-//! ([`Lake::publish_together`]).
+//! (`Lake::publish_together`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -1086,7 +1086,7 @@ impl Backend for Lake {
 
     /// The group is recorded in each of its tables' next snapshots, which the commit
     /// publishes together with the deliveries' rows, ledgers and receipts (one decision for
-    /// all of them, [`Lake::publish_together`]).
+    /// all of them, `Lake::publish_together`).
     fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
         let leased: Vec<String> = self
             .tables
