@@ -4,7 +4,11 @@
 #   - node (the ECMAScript number test of dogana-json), from Debian when missing;
 #   - DuckDB's shared library (scripts/libduckdb.sh, from the npm registry);
 #   - a Postgres server (scripts/postgres.sh, Debian's postgresql when initdb is missing);
-# then the workspace's tests, the command line with the DuckDB backend, the Parquet reader.
+#   - Chromium and its fonts (scripts/test-browser.sh, from Debian);
+#   - Python virtual environments for dbt-duckdb and for the Python package (PyPI);
+# then the workspace's tests, the Postgres backend and the command line on it, the command
+# line with the DuckDB backend and the dbt recipe on a store it made, the Parquet reader, the
+# page in a real browser, the Python package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -27,6 +31,13 @@ step "the Postgres backend and the command line on it, on a throwaway server"
 bash scripts/test-postgres.sh
 step "the command line with the DuckDB backend"
 cargo test -p dogana-cli --features duckdb
+step "the dbt recipe with dbt-duckdb on a store dogana deliver made"
+# the binary the step above built, with the DuckDB backend
+DOGANA_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/dogana" bash scripts/test-dbt.sh
 step "the Parquet reader"
 cargo test -p dogana-rows --features parquet
+step "dogana show's page in headless Chromium"
+bash scripts/test-browser.sh
+step "the Python package (pytest)"
+bash scripts/test-python.sh
 step "done"

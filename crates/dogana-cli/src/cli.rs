@@ -19,6 +19,7 @@ Examples:
   dogana receipts --store orders.db orders
   dogana verify --store orders.db
   dogana claims --store orders.db orders --limit-days 2
+  dogana show --store orders.db orders -o orders.html
 
 Exit status: 0 success, 1 dogana refuses (invalid contract, manifest or ledger, a mismatch,
 an unreadable file, an existing manifest, a rejected delivery, a store that fails verify),
@@ -97,6 +98,37 @@ Examples:
 
 Exit status: 0 when every stored ledger is the fold of its accepted receipts, 1 otherwise.";
 
+const LEDGER_EXAMPLES: &str = "\
+Examples:
+  dogana ledger --store orders.db orders > ledger.json
+  dogana ledger --store orders.db orders | dogana claims -";
+
+const PLAN_EXAMPLES: &str = "\
+Examples:
+  # the cheapest read that makes orders complete and deletion-complete as of Tuesday 06:00
+  dogana plan --store orders.db orders --complete-as-of 2026-10-27T06:00:00Z \\
+      --deletions-as-of 2026-10-27T06:00:00Z
+  # one read per table at one instant, so invoices and lines become exact together
+  dogana plan --together --store shop.db invoices lines --json
+
+Exit status: 0 a read is named, or the claims already meet the requirement; 1 no read can.";
+
+const NEXT_EXAMPLES: &str = "\
+Examples:
+  dogana next --store orders.db orders --shape changes --until 2026-10-27T06:00:00Z
+  dogana next --store orders.db orders --shape last3 --until 2026-10-27T06:00:00Z --json";
+
+const SHOW_EXAMPLES: &str = "\
+Examples:
+  dogana show --store orders.db orders -o orders.html
+  dogana show --store shop.db invoices lines --at 2026-10-27T00:00:00Z --limit-days 2 -o shop.html
+  # a ledger document and the receipts dogana receipts --json exported
+  dogana show --ledger ledger.json --receipts receipts.json -o orders.html
+
+One self-contained HTML file (no network): the regions coloured by state at --at, the history
+replayed from the receipts on a timeline, the refusals and their failed checks, the tables'
+common exact instant, and whether the ledger is the fold of its receipts.";
+
 const CONTRACT_EXAMPLES: &str = "\
 Examples:
   dogana contract orders.toml                          # the wire document on standard output
@@ -146,7 +178,7 @@ pub enum Command {
     /// Print what a ledger (a document, or a store's) claims at a time, region by region
     #[command(
         after_help = CLAIMS_EXAMPLES,
-        override_usage = "dogana claims LEDGER [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--json]\n       dogana claims --store DB TABLE [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--json]"
+        override_usage = "dogana claims LEDGER [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--json]\n       dogana claims --store DB TABLE [--at TIME] [--limit-days DAYS] [--window LOW HIGH] [--dates] [--json]\n       dogana claims --store DB TABLE TABLE... [--window TABLE=LOW,HIGH]... [--at TIME] [--limit-days DAYS] [--dates] [--json]"
     )]
     Claims(ClaimsArgs),
     /// Deliver FILE to a receiver's store: check it, publish it or reject it, keep the receipt
@@ -167,6 +199,30 @@ pub enum Command {
         override_usage = "dogana verify --store DB [TABLE]"
     )]
     Verify(VerifyArgs),
+    /// Print the ledger document a store holds for a table
+    #[command(
+        after_help = LEDGER_EXAMPLES,
+        override_usage = "dogana ledger --store DB TABLE"
+    )]
+    Ledger(LedgerArgs),
+    /// Name the cheapest read that would meet a requirement, from a store's ledgers
+    #[command(
+        after_help = PLAN_EXAMPLES,
+        override_usage = "dogana plan --store DB TABLE [--complete-as-of TIME] [--deletions-as-of TIME] [--window LOW HIGH] [--at NOW] [--json]\n       dogana plan --together --store DB TABLE TABLE... [--at NOW] [--json]"
+    )]
+    Plan(PlanArgs),
+    /// Print the request for the next read of a table through one shape
+    #[command(
+        after_help = NEXT_EXAMPLES,
+        override_usage = "dogana next --store DB TABLE --shape NAME --until TIME [--window LOW HIGH] [--json]"
+    )]
+    Next(NextArgs),
+    /// Write one HTML page of tables: regions, history, refusals, exact instant
+    #[command(
+        after_help = SHOW_EXAMPLES,
+        override_usage = "dogana show --store DB TABLE [TABLE...] [--at TIME] [--limit-days DAYS] -o FILE.html [--force]\n       dogana show --ledger LEDGER --receipts RECEIPTS [--at TIME] [--limit-days DAYS] -o FILE.html [--force]"
+    )]
+    Show(ShowArgs),
     /// Turn a TOML contract description into the contract's wire document
     #[command(after_help = CONTRACT_EXAMPLES)]
     Contract(ContractArgs),
@@ -196,10 +252,10 @@ pub struct ManifestArgs {
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub produced_at: String,
     /// Live rows in the read
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count, allow_hyphen_values = true)]
     pub rows: u64,
     /// Tombstones (deleted keys) in the read; tombstone shapes only
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = count, allow_hyphen_values = true)]
     pub tombstones: u64,
     /// The closed window read, typed by the window column; omitted for a rolling shape
     #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
@@ -240,9 +296,16 @@ pub struct ClaimsArgs {
     /// whose stored ledger to read
     #[arg(value_name = "LEDGER", required_unless_present = "store")]
     pub ledger: Option<PathBuf>,
+    /// With --store: more tables, read together as one group (each table's regions, the minima
+    /// across the tables and the group's exact instant)
+    #[arg(value_name = "TABLE", requires = "store")]
+    pub tables: Vec<String>,
     /// Read the ledger of TABLE from this receiver's store instead of a document
     #[arg(long, value_name = "DB")]
     pub store: Option<PathBuf>,
+    /// Also print the table's two dates on a line of their own (the minima over its regions)
+    #[arg(long)]
+    pub dates: bool,
     /// The reader's time, with a UTC offset [default: now]
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub at: Option<String>,
@@ -250,8 +313,9 @@ pub struct ClaimsArgs {
     /// fractional) [default: nothing expires]
     #[arg(long, value_name = "DAYS", value_parser = typed::limit_days)]
     pub limit_days: Option<dogana::Duration>,
-    /// Cut the regions to this closed window, typed by the window column
-    #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
+    /// Cut the regions to this closed window, typed by the window column; for several tables,
+    /// `--window TABLE=LOW,HIGH`, once per table
+    #[arg(long, num_args = 1..=2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
     pub window: Option<Vec<String>>,
     /// Print the Claims wire document instead of lines
     #[arg(long)]
@@ -260,9 +324,10 @@ pub struct ClaimsArgs {
 
 #[derive(Debug, Args)]
 pub struct DeliverArgs {
-    /// The delivered file: CSV with a header row, NDJSON or Parquet
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// The delivered file: CSV with a header row, NDJSON or Parquet; with --group one FILE per
+    /// table of the group, each with its manifest FILE.json beside it
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
     /// The receiver's store (created if missing): a SQLite file (PATH, PATH.db, sqlite:PATH)
     /// or, in a build with DuckDB, PATH.duckdb or duckdb:PATH
     #[arg(long, value_name = "DB")]
@@ -275,8 +340,12 @@ pub struct DeliverArgs {
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
     /// The contract: a wire document (JSON) or a TOML description
-    #[arg(long, value_name = "PATH")]
-    pub contract: PathBuf,
+    #[arg(long, value_name = "PATH", required_unless_present = "group")]
+    pub contract: Option<PathBuf>,
+    /// Deliver the files as one group of tables read together: a TOML file listing the
+    /// group's contracts, `contracts = ["invoices.toml", "lines.toml"]` (paths relative to it)
+    #[arg(long, value_name = "GROUP.toml", conflicts_with_all = ["contract", "manifest"])]
+    pub group: Option<PathBuf>,
     /// The manifest [default: FILE.json]
     #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
@@ -333,6 +402,94 @@ pub struct VerifyArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct LedgerArgs {
+    /// The receiver's store
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The table
+    #[arg(value_name = "TABLE")]
+    pub table: String,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The receiver's store
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The table (with --together: every table of the group)
+    #[arg(value_name = "TABLE", required = true, num_args = 1..)]
+    pub tables: Vec<String>,
+    /// The completeness date the reader needs [default: --at]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub complete_as_of: Option<String>,
+    /// The deletions date the reader needs [default: none]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub deletions_as_of: Option<String>,
+    /// Only this closed window of the table, typed by its window column
+    #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
+    pub window: Option<Vec<String>>,
+    /// The planner's now (with --together: the earliest admissible instant) [default: the clock]
+    #[arg(long, value_name = "NOW", allow_hyphen_values = true)]
+    pub at: Option<String>,
+    /// Plan one read per table at one shared instant, so the group becomes exact there
+    #[arg(long)]
+    pub together: bool,
+    /// Print the Requirement and the Extraction wire documents
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NextArgs {
+    /// The receiver's store
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The table
+    #[arg(value_name = "TABLE")]
+    pub table: String,
+    /// The contract's shape to read through
+    #[arg(long, value_name = "NAME")]
+    pub shape: String,
+    /// The boundary the extractor reads at
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub until: String,
+    /// The window to read, for a window shape without a size
+    #[arg(long, num_args = 2, value_names = ["LOW", "HIGH"], allow_hyphen_values = true)]
+    pub window: Option<Vec<String>>,
+    /// Print the Extraction wire document
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The tables to show, with --store; several share one time axis
+    #[arg(value_name = "TABLE", requires = "store")]
+    pub tables: Vec<String>,
+    /// The receiver's store (any backend `--store` names; read, never changed)
+    #[arg(long, value_name = "DB", conflicts_with_all = ["ledger", "receipts"], required_unless_present = "ledger")]
+    pub store: Option<PathBuf>,
+    /// A ledger document (ledger.to_json()), instead of a store
+    #[arg(long, value_name = "LEDGER", requires = "receipts")]
+    pub ledger: Option<PathBuf>,
+    /// The ledger's receipts as dogana receipts --json exports them (a JSON array)
+    #[arg(long, value_name = "RECEIPTS", requires = "ledger")]
+    pub receipts: Option<PathBuf>,
+    /// The reader's time the states are taken at, with a UTC offset [default: now]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub at: Option<String>,
+    /// Expire regions proven more than DAYS days before --at [default: nothing expires]
+    #[arg(long, value_name = "DAYS", value_parser = typed::limit_days)]
+    pub limit_days: Option<dogana::Duration>,
+    /// The HTML file to write
+    #[arg(short, long, value_name = "FILE.html")]
+    pub output: PathBuf,
+    /// Replace an existing file (atomically)
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct ContractArgs {
     /// The TOML description (a JSON contract is normalized as well)
     #[arg(value_name = "FILE")]
@@ -364,6 +521,22 @@ pub struct CompletionsArgs {
     /// The shell
     #[arg(value_name = "SHELL")]
     pub shell: clap_complete::Shell,
+}
+
+/// A count of rows (`--rows`, `--tombstones`): a nonnegative integer. A negative one is named
+/// as such (clap's own words would be "unexpected argument" or "invalid digit").
+fn count(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) => Ok(n),
+        Err(_)
+            if text
+                .strip_prefix('-')
+                .is_some_and(|d| d.parse::<u64>().is_ok()) =>
+        {
+            Err("the count must be nonnegative: a read holds 0 rows or more (CLI-07)".to_owned())
+        }
+        Err(_) => Err("not a count: write a nonnegative integer, such as 1000".to_owned()),
+    }
 }
 
 /// Exits with a usage error (status 2) of `subcommand`, its usage and a pointer to `--help`: for

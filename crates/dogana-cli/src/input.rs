@@ -37,6 +37,19 @@ pub fn read(path: &Path, what: &str) -> Result<Vec<u8>> {
     }
 }
 
+/// Refuses a delivered file that cannot be read, naming it as the data file: checked before
+/// its manifest is looked for, whose default path is the data file's and would be missing
+/// too (so the message would otherwise name the manifest).
+pub fn data_file(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(_) => Ok(()),
+        Err(e) => refuse!(
+            "the data file {} cannot be read: {e}; name the delivered file, readable by this user",
+            shown(path)
+        ),
+    }
+}
+
 /// Whether a document is a TOML contract description: by its extension, else by its content
 /// (a JSON document starts with `{`).
 pub fn is_toml(path: &Path, bytes: &[u8]) -> bool {
@@ -90,13 +103,18 @@ pub fn manifest(path: &Path) -> Result<Manifest> {
     }
 }
 
-/// A ledger document (`ledger.to_json()`), and the JSON value it was read from.
+/// A ledger document (`ledger.to_json()`), and the JSON value it was read from, if one was
+/// built.
 ///
-/// The value is returned so that a command about to exit can leave it unfreed: for a ledger of
-/// 100,000 regions, freeing the value and the ledger costs as much as printing them
-/// (bench/cli.md).
-pub fn ledger(path: &Path) -> Result<(Ledger, serde_json::Value)> {
+/// A canonical document is read without a JSON tree (`Ledger::from_slice_fast`, bench/cli.md);
+/// any other goes through the strict parser, whose refusals this names. The value is returned
+/// so that a command about to exit can leave it unfreed: for a ledger of 100,000 regions,
+/// freeing the value and the ledger costs as much as printing them.
+pub fn ledger(path: &Path) -> Result<(Ledger, Option<serde_json::Value>)> {
     let bytes = read(path, "ledger")?;
+    if let Some(l) = Ledger::from_slice_fast(&bytes) {
+        return Ok((l, None));
+    }
     let refused = |problem: &dyn std::fmt::Display| {
         Refusal::new(format!(
             "ledger {} is refused: {problem}; export it again from the receiver's store (load_ledger(contract).to_json())",
@@ -105,7 +123,7 @@ pub fn ledger(path: &Path) -> Result<(Ledger, serde_json::Value)> {
     };
     let value = dogana_json::parse(&bytes).map_err(|e| refused(&e))?;
     match Ledger::from_value(&value) {
-        Ok(l) => Ok((l, value)),
+        Ok(l) => Ok((l, Some(value))),
         Err(e) => Err(refused(&e.0)),
     }
 }

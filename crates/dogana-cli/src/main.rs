@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+mod columns;
 mod commands;
 mod input;
 mod output;

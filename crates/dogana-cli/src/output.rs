@@ -89,3 +89,78 @@ fn set_permissions(tmp: &std::fs::File, target: &Path) -> io::Result<()> {
 fn set_permissions(_tmp: &std::fs::File, _target: &Path) -> io::Result<()> {
     Ok(())
 }
+
+/// Text a sender wrote (a table or shape name from a manifest, a ledger or a receipt, a check's
+/// detail), made safe to print on a terminal: shown, never executed. Control characters
+/// (C0, DEL and C1, so every escape sequence's introducer: ESC, CSI), line breaks and the
+/// Unicode controls that reorder or hide text (bidirectional overrides and isolates, the
+/// line and paragraph separators) are written as Rust escapes (`\n`, `\t`, `\r`,
+/// `\u{1b}`); everything else is kept as it is, so text without such characters prints
+/// unchanged.
+///
+/// The receiver's commands print the same way: `receiver.rs` should pass every sender string
+/// it prints (receipt checks' details, table names, sources) through this function.
+pub fn sender_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether a character must not reach a terminal as itself.
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+                | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Lines for a terminal: each line of `text` through [`sender_text`], the line breaks kept.
+/// For output that mixes our words with a sender's (names, sources, check details).
+pub fn shown_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        out.push_str(&sender_text(body));
+        out.push_str(end);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sender_text;
+
+    #[test]
+    fn sender_text_is_shown_never_executed() {
+        // rule: TRUST-07 (text from a sender is shown, never executed)
+        assert_eq!(sender_text("orders"), "orders");
+        assert_eq!(sender_text("é \"quoted\" \\ path"), "é \"quoted\" \\ path");
+        assert_eq!(
+            sender_text("a\u{1b}[2Jb\nc\r\td\u{7f}\u{9b}31m"),
+            "a\\u{1b}[2Jb\\nc\\r\\td\\u{7f}\\u{9b}31m"
+        );
+        assert_eq!(
+            sender_text("abc\u{202e}fed\u{2066}x\u{2028}"),
+            "abc\\u{202e}fed\\u{2066}x\\u{2028}"
+        );
+        // the result holds no control character at all
+        let all: String = (0u32..0x3000).filter_map(char::from_u32).collect();
+        assert!(!sender_text(&all).chars().any(|c| c.is_control()));
+    }
+}

@@ -25,12 +25,11 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// The message with every line break and other control character replaced, so that it stays
-/// one line whatever a path or a quoted value holds.
+/// The message with every line break, control character and text-reordering control
+/// escaped ([`sender_text`](crate::output::sender_text)), so that it stays one line whatever
+/// a path or a quoted value holds, and a terminal shows it without acting on it.
 fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    crate::output::sender_text(s).into_owned()
 }
 
 /// Returns early with a [`Refusal`] built like `format!`.

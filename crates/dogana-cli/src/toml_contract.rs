@@ -198,11 +198,8 @@ impl Reader<'_> {
                     self.name
                 ),
             };
-            if LogicalType::from_name(ty).is_none() && !is_decimal(ty) {
-                refuse!(
-                    "contract {}: {key}: column {name:?} has type {ty:?}; a column type is int, float, str, bool, date, datetime or decimal(p,s) (CONTRACT-16)",
-                    self.name
-                )
+            if let Err(e) = ty.parse::<dogana_rows::ColumnType>() {
+                refuse!("contract {}: {key}: column {name:?}: {e}", self.name)
             }
             if pairs.iter().any(|(n, _): &(String, String)| n == name) {
                 refuse!(
@@ -410,30 +407,29 @@ impl Reader<'_> {
     }
 }
 
-/// `decimal(p,s)` with integer p and s.
-fn is_decimal(ty: &str) -> bool {
-    ty.strip_prefix("decimal(")
-        .and_then(|r| r.strip_suffix(')'))
-        .and_then(|r| r.split_once(','))
-        .is_some_and(|(p, s)| {
-            !p.is_empty()
-                && !s.is_empty()
-                && p.bytes().all(|b| b.is_ascii_digit())
-                && s.bytes().all(|b| b.is_ascii_digit())
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use dogana::Wire;
 
     #[test]
-    fn decimals() {
-        assert!(is_decimal("decimal(12,2)"));
-        assert!(!is_decimal("decimal(12, 2)"));
-        assert!(!is_decimal("decimal(,2)"));
-        assert!(!is_decimal("decimal"));
+    fn column_types_are_checked_as_declared() {
+        // rule: CONTRACT-16 (a scale above the precision was accepted before)
+        let toml = |ty: &str| {
+            format!("table = \"t\"\nkey = []\ncolumns = [[\"amount\", \"{ty}\"]]\n[shapes.full]\nkind = \"full\"\n")
+        };
+        assert!(parse(&toml("decimal(12,2)"), "t").is_ok());
+        for bad in [
+            "decimal(12, 2)",
+            "decimal(,2)",
+            "decimal",
+            "decimal(2,5)",
+            "decimal(0,0)",
+            "flaot",
+        ] {
+            let e = parse(&toml(bad), "t").unwrap_err().to_string();
+            assert!(e.contains("is not a column type"), "{bad}: {e}");
+        }
     }
 
     #[test]

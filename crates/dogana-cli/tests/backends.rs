@@ -369,7 +369,7 @@ fn several_deliver_processes_at_once_lose_nothing() {
     assert_eq!(
         text(&out.get_output().stdout).lines().count(),
         files.len(),
-        "one receipt per delivery"
+        "one receipt per delivery; the processes said: {codes:?}"
     );
     work.dogana(["verify", "--store", "orders.duckdb"])
         .assert()

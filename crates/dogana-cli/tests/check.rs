@@ -148,7 +148,11 @@ fn an_unreadable_file_is_refused() {
     write_manifest(&work, "orders.csv", "full");
     std::fs::remove_file(work.path("orders.csv")).unwrap();
     let err = refused(&work, ["check", "orders.csv", "--contract", "orders.toml"]);
-    assert!(err.starts_with("error: cannot read orders.csv: "), "{err}");
+    // the data file is named as the data file, before its manifest is read
+    assert!(
+        err.starts_with("error: the data file orders.csv cannot be read: "),
+        "{err}"
+    );
     work.write("broken.json", "{");
     let err = refused(
         &work,

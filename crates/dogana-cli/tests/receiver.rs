@@ -625,7 +625,11 @@ fn refusals_store_nothing() {
             "sun.csv.json",
         ],
     );
-    assert!(err.starts_with("error: cannot read missing.csv: "), "{err}");
+    // named as the data file, before any manifest is looked for
+    assert!(
+        err.starts_with("error: the data file missing.csv cannot be read: "),
+        "{err}"
+    );
     // a format the extension does not name
     std::fs::copy(work.path("sun.csv"), work.path("sun.export")).unwrap();
     let args = [
@@ -786,9 +790,10 @@ fn usage_errors_exit_2() {
         "{err}"
     );
     assert!(err.contains("Usage: dogana claims LEDGER"), "{err}");
+    // with --store, more positionals are more tables read together: an unknown one is refused
     work.dogana(["claims", "--store", "orders.db", "orders", "ledger.json"])
         .assert()
-        .code(2);
+        .code(1);
     work.dogana(["deliver", "sun.csv", "--contract", "orders.toml"])
         .assert()
         .code(2);

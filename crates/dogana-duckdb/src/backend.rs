@@ -6,7 +6,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use dogana::{Date, LogicalType, Outcome, Receipt, Timestamp, Value, Wire};
-use dogana_receiver::sql::{ident_list, quote_ident};
+use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident};
 use dogana_receiver::{
     Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
     StoreError, Txn,
@@ -188,15 +188,6 @@ fn is_lock_error(e: &duckdb::Error) -> bool {
     m.contains("Could not set lock") || m.contains("Conflicting lock")
 }
 
-/// Whether a file is a DuckDB database: its header carries `DUCK` at offset 8.
-fn is_duckdb_file(path: &Path) -> std::io::Result<bool> {
-    use std::io::Read;
-    let mut head = [0u8; 12];
-    let mut f = std::fs::File::open(path)?;
-    let n = f.read(&mut head)?;
-    Ok(n == 12 && &head[8..12] == b"DUCK")
-}
-
 fn canonical(path: &Path) -> PathBuf {
     if let Ok(p) = path.canonicalize() {
         return p;
@@ -232,17 +223,6 @@ impl Open for DuckDb {
         }
         if !exists && !write {
             return Err(StoreError::NotAStore(format!("{shown} does not exist")));
-        }
-        if exists && std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) > 0 {
-            match is_duckdb_file(path) {
-                Ok(true) => {}
-                Ok(false) => {
-                    return Err(StoreError::NotAStore(format!(
-                        "{shown} is not a DuckDB database"
-                    )))
-                }
-                Err(e) => return Err(StoreError::Io(e)),
-            }
         }
         let key = canonical(path);
         let instance = {
@@ -304,7 +284,11 @@ fn connect(path: &Path, write: bool, options: &DuckDbOptions) -> Result<Connecti
     };
     loop {
         let config = Config::default().access_mode(mode.clone()).duck()?;
-        match Connection::open_with_flags(path, config) {
+        let opened = {
+            let _creating = CreationLock::take(path, started, options)?;
+            Connection::open_with_flags(path, config)
+        };
+        match opened {
             Ok(c) => return Ok(c),
             Err(e) if is_lock_error(&e) => {
                 if started.elapsed() >= options.lock_timeout {
@@ -325,6 +309,63 @@ fn connect(path: &Path, write: bool, options: &DuckDbOptions) -> Result<Connecti
                 }
                 return Err(duck(e));
             }
+        }
+    }
+}
+
+/// An exclusive `flock` on the database file's directory, held only while DuckDB opens the
+/// file.
+///
+/// DuckDB creates a new database file empty and writes its header after; another process
+/// opening the file in between is refused with "not a valid DuckDB database file" instead of
+/// waiting for the lock. Every dogana process opens its DuckDB files under this lock, so it
+/// meets a file either absent or whole. The lock is on the directory, not the file: a
+/// process closing any descriptor of a file drops every POSIX lock it holds on it, DuckDB's
+/// own among them, so dogana never opens or closes one of the database file's own.
+struct CreationLock(Option<std::fs::File>);
+
+impl CreationLock {
+    fn take(
+        path: &Path,
+        started: Instant,
+        options: &DuckDbOptions,
+    ) -> Result<CreationLock, StoreError> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        // a directory this process cannot open (no read permission) is opened unguarded:
+        // the race above is then DuckDB's alone, as for any other DuckDB client
+        let Ok(handle) = std::fs::File::open(dir) else {
+            return Ok(CreationLock(None));
+        };
+        loop {
+            match handle.try_lock() {
+                Ok(()) => return Ok(CreationLock(Some(handle))),
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    if started.elapsed() >= options.lock_timeout {
+                        return Err(StoreError::Locked {
+                            store: path.display().to_string(),
+                            holder: format!(
+                                "another process opening a database in {}; waited {:?}",
+                                dir.display(),
+                                options.lock_timeout
+                            ),
+                        });
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                // a file system without flock: unguarded, as above
+                Err(std::fs::TryLockError::Error(_)) => return Ok(CreationLock(None)),
+            }
+        }
+    }
+}
+
+impl Drop for CreationLock {
+    fn drop(&mut self) {
+        if let Some(h) = &self.0 {
+            let _ = h.unlock();
         }
     }
 }
@@ -763,29 +804,7 @@ impl Backend for DuckDb {
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
         let (srows, stombs) = staging(table);
-        let t = quote_ident(table);
-        let w = quote_ident(q.column);
-        let on_rows: Vec<String> = q
-            .key
-            .iter()
-            .zip(q.staged_key)
-            .map(|(k, i)| format!("p.{} = s.c{i}", quote_ident(k)))
-            .collect();
-        let on_tombs: Vec<String> = q
-            .key
-            .iter()
-            .enumerate()
-            .map(|(i, k)| format!("p.{} = s.k{i}", quote_ident(k)))
-            .collect();
-        let pk = ident_list(q.key.iter().map(String::as_str), "p.");
-        let outside = format!("(p.{w} IS NULL OR p.{w} < ?1 OR p.{w} > ?2)");
-        let hits = format!(
-            "SELECT {pk}, p.{w} FROM {srows} s JOIN main.{t} p ON {} WHERE {outside}
-             UNION ALL
-             SELECT {pk}, p.{w} FROM {stombs} s JOIN main.{t} p ON {} WHERE {outside}",
-            on_rows.join(" AND "),
-            on_tombs.join(" AND ")
-        );
+        let hits = keys_outside_query(table, q, &srows, &stombs);
         let bounds = [value_duck(&q.window.low), value_duck(&q.window.high)];
         let count: i64 = self
             .conn
@@ -982,5 +1001,59 @@ impl Backend for DuckDb {
             .collect::<Result<Vec<_>, _>>()
             .duck()?;
         Ok(rows)
+    }
+
+    fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        let exists: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = 'dogana_groups'",
+                [],
+                |r| r.get(0),
+            )
+            .duck()?;
+        if exists == 0 {
+            return Ok(None);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT table_name FROM dogana_groups WHERE group_id =
+                 (SELECT group_id FROM dogana_groups WHERE table_name = ?) ORDER BY table_name",
+            )
+            .duck()?;
+        let tables = stmt
+            .query_map([table.to_ascii_lowercase()], |r| r.get::<_, String>(0))
+            .duck()?
+            .collect::<Result<Vec<_>, _>>()
+            .duck()?;
+        Ok(if tables.is_empty() {
+            None
+        } else {
+            Some(tables)
+        })
+    }
+
+    fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+        // the group's first table names it; one row per table, so a table has one group
+        self.run(
+            "CREATE TABLE IF NOT EXISTS dogana_groups (
+                table_name VARCHAR NOT NULL,
+                group_id   VARCHAR NOT NULL
+             )",
+            &[],
+        )?;
+        let Some(id) = tables.first() else {
+            return Ok(());
+        };
+        for t in tables {
+            let p = [DValue::Text(t.clone()), DValue::Text(id.clone())];
+            self.run("DELETE FROM dogana_groups WHERE table_name = ?1", &p[..1])?;
+            self.run(
+                "INSERT INTO dogana_groups (table_name, group_id) VALUES (?1, ?2)",
+                &p,
+            )?;
+        }
+        Ok(())
     }
 }

@@ -133,19 +133,30 @@ pub(crate) fn format_path(segments: &[Segment]) -> String {
                 out.push_str(&i.to_string());
                 out.push(']');
             }
-            Segment::Key(key) if is_identifier(key) => {
+            Segment::Key(key) if is_identifier(key) && key.len() <= crate::SHOWN => {
                 out.push('.');
                 out.push_str(key);
             }
             Segment::Key(key) => {
                 out.push('[');
-                crate::write::write_python_ascii_string(&mut out, key);
+                write_key(&mut out, key);
                 out.push(']');
             }
             Segment::PendingKey => {}
         }
     }
     out
+}
+
+/// A key in a path or a message: with ASCII escapes, and, when longer than
+/// [`SHOWN`](crate::SHOWN) characters, cut as [`quoted`](crate::quoted) cuts it, so that a
+/// 50 MB key gives a short error.
+pub(crate) fn write_key(out: &mut String, key: &str) {
+    if key.char_indices().nth(crate::SHOWN).is_some() {
+        out.push_str(&crate::quoted(key, crate::SHOWN));
+    } else {
+        crate::write::write_python_ascii_string(out, key);
+    }
 }
 
 fn is_identifier(key: &str) -> bool {

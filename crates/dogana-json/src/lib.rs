@@ -10,6 +10,8 @@
 //!   exact integers.
 //! - [`jcs`] and [`jcs_checked`] write RFC 8785 (JSON Canonicalization Scheme),
 //!   the bytes that identities hash (WIRE-18, WIRE-22, WIRE-23, WIRE-24).
+//! - [`quoted`] shows a value someone else wrote in a message, escaped and cut to a fixed
+//!   length with its size, so that no message grows with its input.
 //!
 //! ```
 //! use serde_json::json;
@@ -25,8 +27,10 @@
 
 mod error;
 mod parse;
+mod quote;
 mod write;
 
 pub use error::{JsonError, JsonErrorKind};
 pub use parse::{parse, MAX_DEPTH};
+pub use quote::{quoted, quoted_bytes, Quoted, SHOWN};
 pub use write::{canonical, jcs, jcs_checked, write_jcs_string, write_python_ascii_string};

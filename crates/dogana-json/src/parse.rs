@@ -71,7 +71,19 @@ pub fn parse(input: &[u8]) -> Result<Value, JsonError> {
             }
         });
     }
-    let parsed = parse_tracked(input).map_err(|failure| failure.error)?;
+    if input.starts_with(b"\xef\xbb\xbf") {
+        return Err(JsonError::new(
+            JsonErrorKind::Syntax,
+            "$".into(),
+            "the document starts with a byte order mark (U+FEFF, the bytes EF BB BF), which \
+             JSON text does not have (RFC 8259 section 8.1); write it without one",
+        )
+        .at(1, 1));
+    }
+    let parsed = parse_tracked(input).map_err(|failure| match failure.error.kind() {
+        JsonErrorKind::LoneSurrogate => surrogate_error(input, failure.error),
+        _ => failure.error,
+    })?;
     if parsed.saw_large_integral_float {
         check_large_integer_literals(input)?;
     }
@@ -274,7 +286,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                     unreachable!("the key was just set");
                 };
                 let mut message = String::from("duplicate object key ");
-                crate::write::write_python_ascii_string(&mut message, key);
+                crate::error::write_key(&mut message, key);
                 return Err(state.refuse(JsonErrorKind::DuplicateKey, message));
             }
             let value = map.next_value_seed(ValueSeed { state: &mut *state })?;
@@ -330,8 +342,10 @@ fn check_large_integer_literals(input: &[u8]) -> Result<(), JsonError> {
                         JsonErrorKind::InexactInteger,
                         path,
                         format!(
-                            "integer {token} is outside the 64-bit range and not exactly \
-                             representable as binary64 (it would be rounded to {rounded})"
+                            "integer {} is outside the 64-bit range and not exactly \
+                             representable as binary64 (it would be rounded to {})",
+                            crate::quote::digits(token),
+                            crate::quote::digits(&rounded)
                         ),
                     )
                     .at(line, column));
@@ -366,6 +380,92 @@ fn rounded_integer_literal(token: &str) -> Option<String> {
     } else {
         exact
     })
+}
+
+/// A lone surrogate refusal that quotes the escape as the input writes it (serde_json's own
+/// words, such as "unexpected end of hex escape", do not say what is wrong).
+fn surrogate_error(input: &[u8], error: JsonError) -> JsonError {
+    let (Some(line), Some(column)) = (error.line(), error.column()) else {
+        return error;
+    };
+    // serde_json stops inside or right after the escape: look a little further
+    let upto = offset_of(input, line, column)
+        .saturating_add(6)
+        .min(input.len());
+    let Some((at, unit)) = last_surrogate_escape(&input[..upto]) else {
+        return error;
+    };
+    let escape = |at: usize| std::str::from_utf8(&input[at..at + 6]).unwrap_or("");
+    let message = if (0xdc00..=0xdfff).contains(&unit) {
+        format!(
+            "lone surrogate escape {}: a low surrogate \\uDC00-\\uDFFF with no high one \
+             before it; a string's escapes spell Unicode characters (a high surrogate \
+             \\uD800-\\uDBFF followed by a low one, or any other character)",
+            escape(at)
+        )
+    } else {
+        let next = input
+            .get(at + 6..at + 12)
+            .filter(|e| e.starts_with(b"\\u") && e[2..].iter().all(u8::is_ascii_hexdigit))
+            .map(|_| {
+                format!(
+                    ", followed by {} and not by a low surrogate",
+                    escape(at + 6)
+                )
+            })
+            .unwrap_or_else(|| ", not followed by a low surrogate escape".into());
+        format!(
+            "lone surrogate escape {}{next}: a high surrogate \\uD800-\\uDBFF is followed \
+             by a low one \\uDC00-\\uDFFF; a string's escapes spell Unicode characters",
+            escape(at)
+        )
+    };
+    JsonError::new(error.kind(), error.path().to_owned(), message).at(line, column)
+}
+
+/// Where the last whole `\uD800`-`\uDFFF` escape of `before` starts, and its code unit.
+fn last_surrogate_escape(before: &[u8]) -> Option<(usize, u32)> {
+    let mut end = before.len();
+    while let Some(p) = before[..end].windows(2).rposition(|w| w == b"\\u") {
+        // an escaped backslash before the u is not an escape: count the backslashes
+        let slashes = before[..=p]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if slashes % 2 == 1 {
+            if let Some(unit) = before
+                .get(p + 2..p + 6)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .filter(|u| (0xd800..=0xdfff).contains(u))
+            {
+                return Some((p, unit));
+            }
+        }
+        end = p;
+    }
+    None
+}
+
+/// The byte offset of a 1-based line and byte column.
+fn offset_of(input: &[u8], line: usize, column: usize) -> usize {
+    let start = if line <= 1 {
+        0
+    } else {
+        memchr_nth_newline(input, line - 1).map_or(input.len(), |p| p + 1)
+    };
+    start + column.saturating_sub(1)
+}
+
+/// The position of the `n`th (1-based) line feed.
+fn memchr_nth_newline(input: &[u8], n: usize) -> Option<usize> {
+    input
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .nth(n - 1)
+        .map(|(i, _)| i)
 }
 
 /// The 1-based line and byte column of `offset` in `input`.

@@ -1,10 +1,11 @@
-//! RFC 8785 test vectors from `shared/vectors/jcs` (see its README.md).
+//! RFC 8785 test vectors, kept in the repository under `tests/vectors/jcs` (their source and
+//! licence are in its README.md): the tests read nothing outside the repository.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/jcs")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/jcs")
 }
 
 fn parse_hex(text: &str) -> Vec<u8> {

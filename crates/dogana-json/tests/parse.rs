@@ -279,3 +279,69 @@ fn error_is_std_error() {
     let e: Box<dyn std::error::Error> = Box::new(refused(b"[1,]"));
     assert_eq!(e.to_string(), "trailing comma at $[1] (line 1, column 4)");
 }
+
+// rule: WIRE-16 (the refusal says what is wrong: the escape as written, and why)
+#[test]
+fn a_lone_surrogate_is_named_as_written() {
+    let e = refused(br#"{"s": ["x", "ab\ud800"]}"#);
+    assert_eq!(e.kind(), JsonErrorKind::LoneSurrogate);
+    assert!(
+        e.message()
+            .starts_with(r"lone surrogate escape \ud800, not followed by a low surrogate escape: "),
+        "{e}"
+    );
+    let e = refused(br#"["\uD83D\u0041"]"#);
+    assert!(
+        e.message().starts_with(
+            r"lone surrogate escape \uD83D, followed by \u0041 and not by a low surrogate: "
+        ),
+        "{e}"
+    );
+    let e = refused(br#"{"t": "\\u0041\udc00"}"#);
+    assert!(
+        e.message()
+            .starts_with(r"lone surrogate escape \udc00: a low surrogate"),
+        "{e}"
+    );
+    assert_eq!(e.path(), "$.t");
+    // a surrogate after a proper pair, on a later line
+    let e = refused(b"[\n\"\\ud83d\\ude00\\ud800z\"]");
+    assert!(
+        e.message().starts_with(r"lone surrogate escape \ud800,"),
+        "{e}"
+    );
+    assert_eq!(e.line(), Some(2));
+}
+
+// rule: crate contract (strict grammar): a byte order mark is named as one
+#[test]
+fn a_byte_order_mark_is_named() {
+    let e = refused(b"\xef\xbb\xbf{}");
+    assert_eq!(e.kind(), JsonErrorKind::Syntax);
+    assert!(e.message().contains("byte order mark"), "{e}");
+    assert_eq!((e.line(), e.column()), (Some(1), Some(1)));
+}
+
+// rule: TRUST-07 (what a sender controls is bounded): a 50 MB key or number gives a short error
+#[test]
+fn errors_stay_short_whatever_the_input() {
+    let key = "k".repeat(50 << 20);
+    let doc = format!("{{\"{key}\": 1, \"{key}\": 2}}");
+    let e = refused(doc.as_bytes());
+    assert_eq!(e.kind(), JsonErrorKind::DuplicateKey);
+    assert!(e.to_string().len() < 400, "{} bytes", e.to_string().len());
+    assert!(
+        e.message().ends_with("…\" (52428800 bytes)"),
+        "{}",
+        e.message()
+    );
+    let doc = format!("{{\"{key}\": [1, 1e400]}}");
+    let e = refused(doc.as_bytes());
+    assert!(e.path().len() < 200, "{}", e.path());
+    assert!(e.path().starts_with("$[\"kkkk"), "{}", e.path());
+    let digits = format!("[{}]", "7".repeat(300));
+    let e = refused(digits.as_bytes());
+    assert_eq!(e.kind(), JsonErrorKind::InexactInteger);
+    assert!(e.to_string().len() < 600, "{}", e.to_string());
+    assert!(e.message().contains("(300 characters)"), "{}", e.message());
+}

@@ -319,31 +319,40 @@ pub fn child<B: Harness>(env: &str) {
     }
 }
 
-/// [`WORKERS`] processes at once (the test named `child_test` calls [`child`] with `env`).
+/// [`WORKERS`] processes at once (the test named `child_test` calls [`child`] with `env`):
+/// first on a store one delivery made, then on a file none of them finds, so that they race
+/// to create the store.
 pub fn processes<B: Harness>(env: &str, child_test: &str) {
     if std::env::var(env).is_ok() {
         return;
     }
-    let dir = fresh(&format!("{env}-processes"));
-    let (base, per) = jobs(&dir, true);
-    let mut all = vec![base.clone()];
-    all.extend(per.iter().flatten().cloned());
-    let mut store = Store::new(B::create(&dir.join("store")).expect("opens"));
-    deliver(&mut store, &base);
-    drop(store);
-    let children: Vec<_> = (0..WORKERS)
-        .map(|i| {
-            Command::new(std::env::current_exe().expect("the test binary"))
-                .args([child_test, "--exact", "--nocapture", "--test-threads=1"])
-                .env(env, format!("{}|{i}", dir.display()))
-                .stdout(std::process::Stdio::null())
-                .spawn()
-                .expect("spawns a child")
-        })
-        .collect();
-    for mut c in children {
-        assert!(c.wait().expect("waits").success(), "a child failed");
+    for made_before in [true, false] {
+        let dir = fresh(&format!("{env}-processes-{made_before}"));
+        let (base, per) = jobs(&dir, true);
+        let mut all = Vec::new();
+        if made_before {
+            let mut store = Store::new(B::create(&dir.join("store")).expect("opens"));
+            deliver(&mut store, &base);
+            all.push(base.clone());
+        }
+        all.extend(per.iter().flatten().cloned());
+        let children: Vec<_> = (0..WORKERS)
+            .map(|i| {
+                Command::new(std::env::current_exe().expect("the test binary"))
+                    .args([child_test, "--exact", "--nocapture", "--test-threads=1"])
+                    .env(env, format!("{}|{i}", dir.display()))
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .expect("spawns a child")
+            })
+            .collect();
+        for mut c in children {
+            assert!(
+                c.wait().expect("waits").success(),
+                "a child failed (store made before: {made_before})"
+            );
+        }
+        check::<B>(&dir, &all, &Seen::new());
+        let _ = std::fs::remove_dir_all(&dir);
     }
-    check::<B>(&dir, &all, &Seen::new());
-    let _ = std::fs::remove_dir_all(&dir);
 }

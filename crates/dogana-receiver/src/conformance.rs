@@ -15,10 +15,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::{Backend, Datum, DeliverOptions, Store, StoreError};
+use crate::{Backend, Datum, DeliverOptions, Part, Store, StoreError};
 use dogana::{
-    Contract, Date, Deletions, Ledger, LogicalType, Manifest, Outcome, Receipt, Shape, Timestamp,
-    Window, Wire,
+    Contract, Date, Deletions, Group, Ledger, LogicalType, Manifest, Outcome, Receipt, Shape,
+    Timestamp, Window, Wire,
 };
 
 /// One delivery, as a receiver is handed it.
@@ -117,6 +117,9 @@ pub trait Receiver: Sized {
     fn verify(&mut self, table: &str) -> Result<Vec<String>, String>;
     /// Damages the data behind the receiver's back.
     fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String>;
+    /// Delivers one job per table of `group` as one (GROUP-10 to GROUP-16); the receipts in
+    /// the group's order.
+    fn deliver_group(&mut self, group: &Group, jobs: &[Job]) -> Result<Vec<Receipt>, String>;
 }
 
 /// What the conformance suite needs of a backend beyond the port: a fresh one, a second
@@ -240,6 +243,22 @@ impl<B: Harness> Receiver for Store<B> {
 
     fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String> {
         self.backend_mut().damage(table, damage)
+    }
+
+    fn deliver_group(&mut self, group: &Group, jobs: &[Job]) -> Result<Vec<Receipt>, String> {
+        let parts: Vec<Part> = jobs
+            .iter()
+            .map(|j| Part {
+                file: j.file.clone(),
+                manifest: j.manifest.clone(),
+                options: options(j),
+            })
+            .collect();
+        let now = jobs.first().map_or_else(now, |j| j.now);
+        let source = jobs.first().and_then(|j| j.source.clone());
+        Store::deliver_group(self, group, &parts, now, source.as_deref())
+            .map(|d| d.receipts)
+            .map_err(err)
     }
 }
 
@@ -1721,6 +1740,20 @@ macro_rules! conformance_suite {
             foreign_table_never_published_over,
             // rule: RECV-06, RECV-07, CHECK-06
             published_rows_are_the_checked_rows,
+            // rule: CHECK-18
+            decimal_and_float_values_checked_as_declared,
+            // rule: GATE-25
+            typed_column_the_file_lacks_refused,
+            // rule: GROUP-10, GROUP-11, GROUP-12, GROUP-13, GROUP-15, GROUP-16
+            group_accepted_together,
+            // rule: GROUP-14, GROUP-15, GROUP-16
+            group_one_refused_all_refused,
+            // rule: GROUP-23, GROUP-24
+            group_replays_whole,
+            // rule: GROUP-24
+            group_partial_replay_is_decided_anew,
+            // rule: GROUP-17, GROUP-08
+            group_overlapping_another_refused,
         );
     };
 }
@@ -1902,4 +1935,189 @@ pub fn published_rows_are_the_checked_rows<R: Receiver>() {
     eprintln!("published and compared: {accepted:?}");
     // the corpus is not vacuous: only the trailing delimiter (an empty column name) is refused
     assert_eq!(accepted.len(), 10, "{accepted:?}");
+}
+
+/// Invoices and their lines: one group, both read whole.
+fn invoices_group() -> (Contract, Contract, Group) {
+    let contract = |t: &str| {
+        Contract::builder(t, ["id"])
+            .shape("full", Shape::full())
+            .column("id", LogicalType::Int)
+            .build()
+            .expect("a valid contract")
+    };
+    let (i, l) = (contract("invoices"), contract("lines"));
+    let g = Group::new([i.clone(), l.clone()]).expect("a group");
+    (i, l, g)
+}
+
+impl<R: Receiver> Fixture<R> {
+    /// A full read of `table` at `at` holding ids `ids`.
+    fn full_of(&self, contract: &Contract, name: &str, at: &str, ids: &[i64]) -> Job {
+        let mut text = String::from("id,amount\n");
+        for id in ids {
+            text.push_str(&format!("{id},{id}.00\n"));
+        }
+        let n = ids.len() as u64;
+        self.job(name, text, contract, |c, h| {
+            c.manifest("full", ts(at))
+                .rows(n)
+                .content_hash(h)
+                .build()
+                .expect("manifest")
+        })
+    }
+}
+
+/// A group read at one instant is accepted together: every receipt carries the passed
+/// `together` check, and both tables are published with their ledgers.
+pub fn group_accepted_together<R: Receiver>() {
+    let (i, l, g) = invoices_group();
+    let mut fx = Fixture::<R>::new("group-accept");
+    let jobs = [
+        fx.full_of(&l, "l.csv", T1, &[10, 11, 12]),
+        fx.full_of(&i, "i.csv", T1, &[1, 2]),
+    ];
+    let receipts = fx.r.deliver_group(&g, &jobs).expect("delivers");
+    assert_eq!(receipts.len(), 2);
+    // in the group's order
+    assert_eq!(receipts[0].table(), "invoices");
+    for r in &receipts {
+        assert_eq!(r.outcome(), Outcome::Accepted, "{}", failures(r));
+        assert!(r
+            .checks()
+            .iter()
+            .any(|c| c.name() == "together" && c.passed()));
+    }
+    assert_eq!(ids(&fx.state("invoices").rows), set(&["1", "2"]));
+    assert_eq!(fx.state("lines").rows.rows.len(), 3);
+    fx.verify("invoices");
+    fx.verify("lines");
+}
+
+/// One table refused: every receipt is a rejection, nothing is published, every rejection is
+/// kept.
+pub fn group_one_refused_all_refused<R: Receiver>() {
+    let (i, l, g) = invoices_group();
+    let mut fx = Fixture::<R>::new("group-refuse");
+    let mut lying = fx.full_of(&l, "l.csv", T1, &[10, 11]);
+    lying.manifest = l
+        .manifest("full", ts(T1))
+        .rows(5)
+        .build()
+        .expect("manifest");
+    let jobs = [fx.full_of(&i, "i.csv", T1, &[1, 2]), lying];
+    let receipts = fx.r.deliver_group(&g, &jobs).expect("decides");
+    for r in &receipts {
+        assert_eq!(r.outcome(), Outcome::Rejected);
+        assert!(r
+            .checks()
+            .iter()
+            .any(|c| c.name() == "together" && !c.passed()));
+    }
+    for t in ["invoices", "lines"] {
+        let st = fx.state(t);
+        assert!(st.rows.rows.is_empty(), "{t} published");
+        assert!(st.ledger.is_none());
+        assert_eq!(st.receipts.len(), 1, "{t}: the rejection is kept");
+        fx.verify(t);
+    }
+}
+
+/// A repeated group answers with the recorded receipts as replays and stores nothing.
+pub fn group_replays_whole<R: Receiver>() {
+    let (i, l, g) = invoices_group();
+    let mut fx = Fixture::<R>::new("group-replay");
+    let jobs = [
+        fx.full_of(&i, "i.csv", T1, &[1, 2]),
+        fx.full_of(&l, "l.csv", T1, &[10]),
+    ];
+    let first = fx.r.deliver_group(&g, &jobs).expect("delivers");
+    let before = (fx.state("invoices"), fx.state("lines"));
+    let again = fx.r.deliver_group(&g, &jobs).expect("replays");
+    for (a, b) in first.iter().zip(&again) {
+        assert!(b.replayed(), "{b:?}");
+        assert_eq!(a.publication_id(), b.publication_id());
+    }
+    assert_eq!((fx.state("invoices"), fx.state("lines")), before);
+}
+
+/// A manifest accepted alone, then sent in a group, is a new decision: the group is not a
+/// replay (here it is refused, its full read being older than nothing, a new decision).
+pub fn group_partial_replay_is_decided_anew<R: Receiver>() {
+    let (i, l, g) = invoices_group();
+    let mut fx = Fixture::<R>::new("group-partial");
+    let inv = fx.full_of(&i, "i.csv", T1, &[1]);
+    fx.accept(&inv);
+    let jobs = [inv, fx.full_of(&l, "l.csv", T1, &[10])];
+    let receipts = fx.r.deliver_group(&g, &jobs).expect("decides");
+    assert!(receipts.iter().all(|r| !r.replayed()), "{receipts:?}");
+    assert_eq!(
+        fx.state("invoices").receipts.len(),
+        2,
+        "a new receipt, not a replay"
+    );
+    fx.verify("invoices");
+    fx.verify("lines");
+}
+
+/// A table belongs to one group: a group overlapping one the store holds is refused, and
+/// nothing is written.
+pub fn group_overlapping_another_refused<R: Receiver>() {
+    let (i, l, g) = invoices_group();
+    let mut fx = Fixture::<R>::new("group-overlap");
+    let jobs = [
+        fx.full_of(&i, "i.csv", T1, &[1]),
+        fx.full_of(&l, "l.csv", T1, &[10]),
+    ];
+    fx.r.deliver_group(&g, &jobs).expect("delivers");
+    let payments = Contract::builder("payments", ["id"])
+        .shape("full", Shape::full())
+        .column("id", LogicalType::Int)
+        .build()
+        .expect("a contract");
+    let other = Group::new([i.clone(), payments.clone()]).expect("a group");
+    let before = fx.state("invoices");
+    let jobs = [
+        fx.full_of(&i, "i2.csv", T2, &[1, 2]),
+        fx.full_of(&payments, "p.csv", T2, &[7]),
+    ];
+    let e = fx.r.deliver_group(&other, &jobs).expect_err("refused");
+    assert!(e.contains("belongs to one group"), "{e}");
+    assert_eq!(fx.state("invoices"), before);
+    assert!(fx.state("payments").receipts.is_empty());
+    // parts that do not match the group one to one: refused before anything is decided
+    let e = fx.r.deliver_group(&g, &jobs[..1]).expect_err("refused");
+    assert!(e.contains("do not match"), "{e}");
+}
+
+/// A receiver-typed `decimal(p,s)` column is checked against its precision and scale, and a
+/// float column's NaN is refused, never published as NULL.
+pub fn decimal_and_float_values_checked_as_declared<R: Receiver>() {
+    let mut fx = Fixture::<R>::new("decimals");
+    let mut ok = fx.full("ok.csv", T1, &base_orders());
+    ok.column_types = vec![("amount".into(), "decimal(6,2)".into())];
+    fx.accept(&ok);
+    // 123456.78 has six digits before the point: more than decimal(6,2) holds
+    let mut rows = base_orders();
+    rows[1].3 = "123456.78";
+    let mut wide = fx.full("wide.csv", T2, &rows);
+    wide.column_types = vec![("amount".into(), "decimal(6,2)".into())];
+    let r = fx.refuse(&wide, "values");
+    assert!(failures(&r).contains("amount"), "{}", failures(&r));
+    let mut rows = base_orders();
+    rows[2].3 = "nan";
+    let mut nan = fx.full("nan.csv", T2, &rows);
+    nan.column_types = vec![("amount".into(), "float".into())];
+    fx.refuse(&nan, "values");
+}
+
+/// A column type given for a column the file lacks checks nothing: an error, nothing stored.
+pub fn typed_column_the_file_lacks_refused<R: Receiver>() {
+    let mut fx = Fixture::<R>::new("absent-typed");
+    let mut job = fx.full("a.csv", T1, &base_orders());
+    job.column_types = vec![("amuont".into(), "decimal(6,2)".into())];
+    let e = fx.r.deliver(&job).map(|d| d.receipt).expect_err("refused");
+    assert!(e.contains("amuont") && e.contains("does not have"), "{e}");
+    assert!(fx.state("orders").receipts.is_empty(), "nothing stored");
 }

@@ -181,44 +181,71 @@ fn deliver<B: Harness>(store: &mut Store<B>, s: &Step) -> Receipt {
     d.receipt
 }
 
+/// What a kill loop runs: a sequence of steps, each one commit, and the state to compare.
+struct Scenario<B: Harness> {
+    /// How many steps there are; writes their files into the folder when asked.
+    write: fn(&Path, bool) -> usize,
+    /// Runs step `k`, whose files are in the folder.
+    step: fn(&mut Store<B>, &Path, usize),
+    /// Everything the store holds that a step changes.
+    state: fn(&mut Store<B>) -> State,
+    /// The tables to verify.
+    tables: &'static [&'static str],
+}
+
+fn single<B: Harness>() -> Scenario<B> {
+    Scenario {
+        write: |dir, write| sequence(dir, write).len(),
+        step: |store, dir, k| {
+            let s = &sequence(dir, false)[k];
+            deliver(store, s);
+        },
+        state: |store| state(store, &["orders"]),
+        tables: &["orders"],
+    }
+}
+
 /// The child: delivers the whole sequence (what is committed replays). Does nothing unless
 /// the parent started it with `env` set to the folder.
 pub fn child<B: Harness>(env: &str) {
+    run_child(env, single::<B>());
+}
+
+fn run_child<B: Harness>(env: &str, scenario: Scenario<B>) {
     let Ok(dir) = std::env::var(env) else {
         return;
     };
     let dir = PathBuf::from(dir);
     let mut store = Store::new(B::create(&dir.join("store")).expect("opens"));
-    for s in sequence(&dir, false) {
-        deliver(&mut store, &s);
+    let steps = (scenario.write)(&dir, false);
+    for k in 0..steps {
+        (scenario.step)(&mut store, &dir, k);
     }
 }
 
-#[derive(Debug, PartialEq)]
-struct State {
-    rows: Vec<Vec<Option<String>>>,
-    ledger: Option<String>,
-    receipts: Vec<String>,
-}
+/// Per table: its rows, its ledger and its receipts' identities.
+type State = Vec<(Vec<Vec<Option<String>>>, Option<String>, Vec<String>)>;
 
-fn state<B: Harness>(store: &mut Store<B>) -> State {
-    let snapshot = store.read_consistent_rows("orders").expect("reads");
-    let mut rows: Vec<Vec<Option<String>>> = snapshot
-        .rows
+fn state<B: Harness>(store: &mut Store<B>, tables: &[&str]) -> State {
+    tables
         .iter()
-        .map(|r| r.iter().map(crate::Datum::render).collect())
-        .collect();
-    rows.sort();
-    State {
-        rows,
-        ledger: snapshot.ledger.map(|l| l.to_json()),
-        receipts: store
-            .receipts("orders")
-            .expect("receipts")
-            .iter()
-            .map(|r| r.receipt.identity())
-            .collect(),
-    }
+        .map(|t| {
+            let snapshot = store.read_consistent_rows(t).expect("reads");
+            let mut rows: Vec<Vec<Option<String>>> = snapshot
+                .rows
+                .iter()
+                .map(|r| r.iter().map(crate::Datum::render).collect())
+                .collect();
+            rows.sort();
+            let receipts = store
+                .receipts(t)
+                .expect("receipts")
+                .iter()
+                .map(|r| r.receipt.identity())
+                .collect();
+            (rows, snapshot.ledger.map(|l| l.to_json()), receipts)
+        })
+        .collect()
 }
 
 fn spawn(env: &str, child_test: &str, dir: &Path) -> std::process::Child {
@@ -238,6 +265,10 @@ fn spawn(env: &str, child_test: &str, dir: &Path) -> std::process::Child {
 /// rule: RECV-09 — rows, ledger and receipt change in one atomic step
 /// rule: TRUST-07 — the receiver saves rows and ledger in one commit: no state mixes them
 pub fn parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
+    kill_loop(env, child_test, kills, single::<B>());
+}
+
+fn kill_loop<B: Harness>(env: &str, child_test: &str, kills: usize, scenario: Scenario<B>) {
     if std::env::var(env).is_ok() {
         return;
     }
@@ -245,7 +276,7 @@ pub fn parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary folder");
     let store_dir = dir.join("store");
-    let steps = sequence(&dir, true).len();
+    let steps = (scenario.write)(&dir, true);
     let open = |d: &Path| Store::new(B::create(d).expect("the store opens"));
 
     // the states after each prefix of the sequence, from an uninterrupted run, and a copy of
@@ -253,15 +284,12 @@ pub fn parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
     let reference = dir.join("reference");
     let snapshot = |k: usize| dir.join(format!("snapshot-{k}"));
     let mut expected = Vec::new();
-    for (k, s) in std::iter::once(None)
-        .chain(sequence(&dir, false).into_iter().map(Some))
-        .enumerate()
-    {
+    for k in 0..=steps {
         let mut store = open(&reference);
-        if let Some(s) = s {
-            deliver(&mut store, &s);
+        if k > 0 {
+            (scenario.step)(&mut store, &dir, k - 1);
         }
-        expected.push(state(&mut store));
+        expected.push((scenario.state)(&mut store));
         drop(store);
         B::copy_store(&reference, &snapshot(k)).expect("a snapshot of the store");
     }
@@ -280,7 +308,7 @@ pub fn parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
                 "the child runs to the end"
             );
             let took = started.elapsed();
-            assert_eq!(state(&mut open(&store_dir)), expected[steps]);
+            assert_eq!((scenario.state)(&mut open(&store_dir)), expected[steps]);
             took
         })
         .collect();
@@ -308,14 +336,14 @@ pub fn parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
         child.kill().expect("SIGKILL"); // std sends SIGKILL on Unix
         child.wait().expect("waits");
         let mut store = open(&store_dir);
-        let now_state = state(&mut store);
+        let now_state = (scenario.state)(&mut store);
         let at = expected
             .iter()
             .position(|e| *e == now_state)
             .unwrap_or_else(|| {
                 panic!(
                     "kill {kill} (seed {seed}, from step {from}, after {delay:?}): the store holds a state of no prefix: {} receipts",
-                    now_state.receipts.len()
+                    now_state.iter().map(|t| t.2.len()).sum::<usize>()
                 )
             });
         assert!(
@@ -323,12 +351,14 @@ pub fn parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
             "kill {kill}: the store went back from step {from} to {at}"
         );
         // rule: RECV-12, RECOVERY-01 — verify after every kill
-        let report = store.verify("orders").expect("verify runs");
-        assert!(
-            report.ok(),
-            "kill {kill} (seed {seed}): {:?}",
-            report.problems
-        );
+        for t in scenario.tables {
+            let report = store.verify(t).expect("verify runs");
+            assert!(
+                report.ok(),
+                "kill {kill} (seed {seed}): {t}: {:?}",
+                report.problems
+            );
+        }
         reached[at] += 1;
     }
     eprintln!(
@@ -341,4 +371,77 @@ pub fn parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
         "{reached:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The group scenario: invoices and lines delivered together, three times, each a full read
+/// of both at one instant; every commit writes both tables.
+fn grouped<B: Harness>() -> Scenario<B> {
+    Scenario {
+        write: |dir, write| group_steps(dir, write).len(),
+        step: |store, dir, k| {
+            let (group, parts) = &group_steps(dir, false)[k];
+            let d = store
+                .deliver_group(group, parts, now(), Some("crash"))
+                .expect("delivers");
+            assert!(d.accepted(), "{:?}", d.receipts);
+        },
+        state: |store| state(store, &["invoices", "lines"]),
+        tables: &["invoices", "lines"],
+    }
+}
+
+fn group_steps(dir: &Path, write: bool) -> Vec<(dogana::Group, Vec<crate::Part>)> {
+    use dogana::{LogicalType, Shape};
+    let contract = |t: &str| {
+        Contract::builder(t, ["id"])
+            .shape("full", Shape::full())
+            .column("id", LogicalType::Int)
+            .build()
+            .expect("a contract")
+    };
+    let (i, l) = (contract("invoices"), contract("lines"));
+    let group = dogana::Group::new([i.clone(), l.clone()]).expect("a group");
+    (0..3)
+        .map(|k| {
+            let at = ts(&format!("2026-10-1{k}T06:00:00Z"));
+            let parts = [(&i, 300 + k * 50), (&l, 900 - k * 100)]
+                .iter()
+                .map(|(c, n)| {
+                    let mut text = String::from("id,amount\n");
+                    for id in 0..*n {
+                        text.push_str(&format!("{id},{k}.{id}\n"));
+                    }
+                    let file = dir.join(format!("{}-{k}.csv", c.table()));
+                    if write {
+                        std::fs::write(&file, &text).expect("writes a delivery");
+                    }
+                    crate::Part {
+                        file,
+                        manifest: c
+                            .manifest("full", at)
+                            .rows(*n as u64)
+                            .content_hash(sha(&text))
+                            .build()
+                            .expect("manifest"),
+                        options: crate::DeliverOptions::new(),
+                    }
+                })
+                .collect();
+            (group.clone(), parts)
+        })
+        .collect()
+}
+
+/// The group child: delivers the group sequence. Does nothing unless started by
+/// [`group_parent`].
+pub fn group_child<B: Harness>(env: &str) {
+    run_child(env, grouped::<B>());
+}
+
+/// The group kill loop: a group commit killed at random points leaves every table old or
+/// every table new (GROUP-16).
+///
+/// rule: GROUP-16 — every table's rows, ledger and receipt in one commit, or nothing
+pub fn group_parent<B: Harness>(env: &str, child_test: &str, kills: usize) {
+    kill_loop(env, child_test, kills, grouped::<B>());
 }

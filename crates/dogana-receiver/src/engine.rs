@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use dogana::{
-    Action, ActionKind, Check, Contract, Coverage, FromWire, Gate, Ledger, Manifest, Outcome,
-    Receipt, Timestamp, Wire,
+    Action, ActionKind, Check, Contract, Coverage, FromWire, Gate, Group, Ledger, Manifest,
+    Outcome, Receipt, Timestamp, Wire,
 };
 use dogana_rows::{sha256_file, Format, RowReport};
 
@@ -346,7 +346,20 @@ impl<B: Backend> Store<B> {
         f: impl FnOnce(&mut B) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let tables: &[&str] = if table.is_empty() { &[] } else { &[table] };
-        self.backend.begin(txn, tables)?;
+        self.within_tables(txn, tables, f)
+    }
+
+    /// [`Store::within`] for a transaction writing several tables (sorted here).
+    fn within_tables<T>(
+        &mut self,
+        txn: Txn,
+        tables: &[&str],
+        f: impl FnOnce(&mut B) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut sorted = tables.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        self.backend.begin(txn, &sorted)?;
         match f(&mut self.backend) {
             Ok(v) => {
                 if let Err(e) = self.backend.commit() {
@@ -698,17 +711,7 @@ fn decide_in<B: Backend>(
         });
     }
     // step 3 — rule: RECV-06, LOADER-03
-    if staged.is_none() {
-        *staged = Some(stage::stage(b, job)?);
-    }
-    let s = staged.as_ref().expect("staged above");
-    let published = b.published_columns(table)?;
-    let (columns, plan) = columns_check(job, s, published.as_deref());
-    let elsewhere = keys_elsewhere(b, job, s, published.is_some())?;
-    let mut outcomes = s.report.checks.clone();
-    outcomes.push(s.values.clone());
-    outcomes.push(columns);
-    outcomes.push(elsewhere);
+    let (outcomes, plan) = receiver_checks(b, job, staged)?;
     // rule: LOADER-04
     let receipt = Gate::evaluate(&ledger, manifest, &outcomes, job.now, job.source(), &[]);
     Ok(Verdict::Decided {
@@ -716,6 +719,27 @@ fn decide_in<B: Backend>(
         ledger,
         table: plan,
     })
+}
+
+/// Step 3's reading: the rows staged (once) while dogana-rows checks them, then the receiver's
+/// own checks, in their order; and what the published table needs before the plan runs.
+fn receiver_checks<B: Backend>(
+    b: &mut B,
+    job: &Job,
+    staged: &mut Option<Staged>,
+) -> Result<(Vec<Check>, TablePlan), StoreError> {
+    if staged.is_none() {
+        *staged = Some(stage::stage(b, job)?);
+    }
+    let s = staged.as_ref().expect("staged above");
+    let published = b.published_columns(job.contract.table())?;
+    let (columns, plan) = columns_check(job, s, published.as_deref());
+    let elsewhere = keys_elsewhere(b, job, s, published.is_some())?;
+    let mut outcomes = s.report.checks.clone();
+    outcomes.push(s.values.clone());
+    outcomes.push(columns);
+    outcomes.push(elsewhere);
+    Ok((outcomes, plan))
 }
 
 /// The receiver's `columns` check: the file's columns fit the published table, or the
@@ -1113,6 +1137,14 @@ pub trait AnyStore {
     fn verify(&mut self, table: &str) -> Result<VerifyReport, StoreError>;
     /// [`Store::read_consistent_rows`].
     fn read_consistent_rows(&mut self, table: &str) -> Result<Snapshot, StoreError>;
+    /// [`Store::deliver_group`].
+    fn deliver_group(
+        &mut self,
+        group: &Group,
+        parts: &[Part],
+        now: Timestamp,
+        source: Option<&str>,
+    ) -> Result<GroupDelivery, StoreError>;
 }
 
 impl<B: Backend> AnyStore for Store<B> {
@@ -1147,4 +1179,279 @@ impl<B: Backend> AnyStore for Store<B> {
     fn read_consistent_rows(&mut self, table: &str) -> Result<Snapshot, StoreError> {
         Store::read_consistent_rows(self, table)
     }
+
+    fn deliver_group(
+        &mut self,
+        group: &Group,
+        parts: &[Part],
+        now: Timestamp,
+        source: Option<&str>,
+    ) -> Result<GroupDelivery, StoreError> {
+        Store::deliver_group(self, group, parts, now, source)
+    }
+}
+
+/// One table's delivery within a group: its file, manifest and how to read it.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// The delivered file.
+    pub file: PathBuf,
+    /// Its manifest (its table names the part's table).
+    pub manifest: Manifest,
+    /// How to read the file.
+    pub options: DeliverOptions,
+}
+
+/// What a group delivery came to: one receipt per table, in the group's order.
+#[derive(Debug, Clone)]
+pub struct GroupDelivery {
+    /// The receipts, in the group's order: all acceptances, all rejections, or all replays.
+    pub receipts: Vec<Receipt>,
+    /// How many times the group was decided again because a table's head moved (RECV-10).
+    pub redecided: u32,
+    /// What reading each table's rows found, when they were read.
+    pub reports: Vec<Option<RowReport>>,
+}
+
+impl GroupDelivery {
+    /// Whether the group's rows are published (accepted now, or a replay of an acceptance).
+    pub fn accepted(&self) -> bool {
+        self.receipts.iter().all(Receipt::accepted)
+    }
+
+    /// Whether the group was a replay of one accepted together (GROUP-23).
+    pub fn replayed(&self) -> bool {
+        self.receipts.iter().all(Receipt::replayed)
+    }
+}
+
+#[derive(Debug, Clone)]
+enum GroupVerdict {
+    Replay(Vec<Receipt>),
+    Decided {
+        receipts: Vec<Receipt>,
+        ledgers: Vec<Ledger>,
+        plans: Vec<TablePlan>,
+    },
+}
+
+/// The lowercase, sorted table names of a group: its key in the store.
+fn group_key(group: &Group) -> Vec<String> {
+    let mut v: Vec<String> = group.tables().map(str::to_ascii_lowercase).collect();
+    v.sort();
+    v
+}
+
+impl<B: Backend> Store<B> {
+    /// Delivers one file per table of `group` as one ("Tables together"): each table decided
+    /// alone, then the `together` check joined to every receipt (GROUP-10 to GROUP-15); every
+    /// table's rows, ledger and receipt committed in one transaction, or nothing (GROUP-16);
+    /// every receipt a rejection if any table is refused. A repeated group answers with the
+    /// receipts recorded when every manifest was accepted together (identified by the
+    /// together digest) once every declared content_hash matches the bytes (GROUP-23,
+    /// GROUP-24); deliveries accepted alone, in another group or never are a new decision. A
+    /// table belongs to one group: a group overlapping another the store holds is refused
+    /// ([`StoreError::GroupOverlap`]), as are parts that do not match the group one to one
+    /// ([`StoreError::Group`]). Nothing is written for a refusal.
+    pub fn deliver_group(
+        &mut self,
+        group: &Group,
+        parts: &[Part],
+        now: Timestamp,
+        source: Option<&str>,
+    ) -> Result<GroupDelivery, StoreError> {
+        let manifests: Vec<Manifest> = parts.iter().map(|p| p.manifest.clone()).collect();
+        // GROUP-17: one part per table, matched case-insensitively, or nothing is decided
+        group
+            .together_digest(&manifests)
+            .map_err(StoreError::Group)?;
+        let mut jobs = Vec::with_capacity(parts.len());
+        for table in group.tables() {
+            let part = parts
+                .iter()
+                .find(|p| p.manifest.table().eq_ignore_ascii_case(table))
+                .ok_or_else(|| StoreError::Corrupt(format!("no part for table {table:?}")))?;
+            let contract = group
+                .contract(table)
+                .ok_or_else(|| StoreError::Corrupt(format!("no contract for {table:?}")))?;
+            check_table_name(contract.table())?;
+            let job = Job {
+                file: part.file.clone(),
+                contract: contract.clone(),
+                manifest: part.manifest.clone(),
+                now,
+                source: source.map(str::to_owned),
+                options: part.options.clone(),
+            };
+            job.format()?;
+            jobs.push(job);
+        }
+        let tables: Vec<String> = jobs.iter().map(|j| j.contract.table().to_owned()).collect();
+        let names: Vec<&str> = tables.iter().map(String::as_str).collect();
+        let mut staged: Vec<Option<Staged>> = vec![None; jobs.len()];
+        let verdict = self.within_tables(Txn::Read, &names, |b| {
+            decide_group_in(b, group, &jobs, &mut staged)
+        })?;
+        let reports = |staged: &[Option<Staged>]| {
+            staged
+                .iter()
+                .map(|s| s.as_ref().map(|s| s.report.clone()))
+                .collect::<Vec<_>>()
+        };
+        let mut redecided = 0;
+        let outcome = match verdict {
+            GroupVerdict::Replay(receipts) => Ok(receipts),
+            first => self.within_tables(Txn::Write, &names, |b| {
+                let mut verdict = first;
+                if let GroupVerdict::Decided { receipts, .. } = &verdict {
+                    for (job, receipt) in jobs.iter().zip(receipts) {
+                        let head = stored_head(b, job.contract.table())?;
+                        if head.as_deref() != receipt.base_publication_id() {
+                            // rule: RECV-10 — one table moved: the whole group is decided again
+                            redecided += 1;
+                            verdict = decide_group_in(b, group, &jobs, &mut staged)?;
+                            break;
+                        }
+                    }
+                }
+                match verdict {
+                    GroupVerdict::Replay(receipts) => Ok(receipts),
+                    GroupVerdict::Decided {
+                        receipts,
+                        ledgers,
+                        plans,
+                    } => {
+                        let accepted = receipts.iter().all(|r| r.outcome() == Outcome::Accepted);
+                        for (k, receipt) in receipts.iter().enumerate() {
+                            let table = jobs[k].contract.table();
+                            if receipt.outcome() == Outcome::Accepted {
+                                let s = staged[k].as_ref().ok_or_else(|| {
+                                    StoreError::Corrupt("an acceptance without rows".into())
+                                })?;
+                                let next = ledgers[k].follow(receipt)?;
+                                publish(b, &jobs[k], s, receipt, &plans[k])?;
+                                b.save_ledger(table, &next.to_json())?;
+                            }
+                            b.save_receipt(table, receipt)?;
+                        }
+                        if accepted {
+                            b.save_group(&group_key(group))?;
+                        }
+                        Ok(receipts)
+                    }
+                }
+            }),
+        };
+        let mut cleared = Ok(());
+        for t in &tables {
+            if let Err(e) = self.backend.stage_clear(t) {
+                cleared = Err(e);
+            }
+        }
+        let receipts = outcome?;
+        cleared?;
+        Ok(GroupDelivery {
+            receipts,
+            redecided,
+            reports: reports(&staged),
+        })
+    }
+}
+
+/// A group's decision inside a transaction the caller holds (read or write).
+fn decide_group_in<B: Backend>(
+    b: &mut B,
+    group: &Group,
+    jobs: &[Job],
+    staged: &mut [Option<Staged>],
+) -> Result<GroupVerdict, StoreError> {
+    let key = group_key(group);
+    // a table belongs to one group
+    for job in jobs {
+        let table = job.contract.table();
+        if let Some(other) = b.group_of(table)? {
+            if other != key {
+                return Err(StoreError::GroupOverlap {
+                    table: table.to_owned(),
+                    held: other,
+                });
+            }
+        }
+    }
+    let manifests: Vec<Manifest> = jobs.iter().map(|j| j.manifest.clone()).collect();
+    // GROUP-23 — replay: every manifest accepted together with exactly these
+    let mut recorded = Vec::new();
+    for job in jobs {
+        if let Some(r) = accepted_receipt(b, job.contract.table(), &job.manifest.identity())? {
+            recorded.push(r);
+        }
+    }
+    let mut mismatched: BTreeMap<String, Check> = BTreeMap::new();
+    if let Some(replayed) = group
+        .replay(&manifests, &recorded)
+        .map_err(StoreError::Group)?
+    {
+        for (k, job) in jobs.iter().enumerate() {
+            let Some(declared) = job.manifest.content_hash() else {
+                continue;
+            };
+            let actual = match &staged[k] {
+                Some(s) => s.report.content_sha256.clone(),
+                None => sha256_file(&job.file)?,
+            };
+            if actual != declared {
+                // rule: RECV-03 — a repeated manifest over other bytes is refused
+                mismatched.insert(
+                    job.contract.table().to_owned(),
+                    Check::fail(
+                        "content_hash",
+                        format!(
+                            "the bytes hash to {actual}, not to the declared {declared}; this group was accepted before, and a repeated manifest over other bytes is refused (RECV-03)"
+                        ),
+                    ),
+                );
+            }
+        }
+        if mismatched.is_empty() {
+            return Ok(GroupVerdict::Replay(replayed));
+        }
+    }
+    let mut ledgers = Vec::with_capacity(jobs.len());
+    let mut plans = Vec::with_capacity(jobs.len());
+    let mut outcomes: BTreeMap<String, Vec<Check>> = BTreeMap::new();
+    for (k, job) in jobs.iter().enumerate() {
+        let table = job.contract.table();
+        let ledger = load_ledger(b, &job.contract, job.options.adopt)?;
+        let mut checks = Vec::new();
+        let mut plan = TablePlan::Keep;
+        if let Some(c) = mismatched.remove(table) {
+            checks.push(c);
+        } else if Gate::preflight(&ledger, &job.manifest, job.now)
+            .iter()
+            .all(Check::passed)
+        {
+            let (c, p) = receiver_checks(b, job, &mut staged[k])?;
+            checks = c;
+            plan = p;
+        }
+        outcomes.insert(table.to_owned(), checks);
+        ledgers.push(ledger);
+        plans.push(plan);
+    }
+    let now = jobs.first().map_or_else(|| Timestamp::MIN, |j| j.now);
+    let sources: Option<BTreeMap<String, String>> = jobs.first().and_then(|j| {
+        j.source.as_ref().map(|s| {
+            jobs.iter()
+                .map(|j| (j.contract.table().to_owned(), s.clone()))
+                .collect()
+        })
+    });
+    let receipts = group
+        .apply(&ledgers, &manifests, now, Some(&outcomes), sources.as_ref())
+        .map_err(StoreError::Group)?;
+    Ok(GroupVerdict::Decided {
+        receipts,
+        ledgers,
+        plans,
+    })
 }

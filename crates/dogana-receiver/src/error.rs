@@ -34,6 +34,17 @@ pub enum StoreError {
     /// The store holds a table of the contract's name that dogana did not create (no ledger,
     /// no accepted receipt): a delivery would replace rows nobody delivered. Nothing changed.
     ForeignTable(String),
+    /// The receiver's column types do not fit the file (a type for a column it lacks).
+    ColumnTypes(String),
+    /// The parts of a group delivery do not match its tables one to one (GROUP-17).
+    Group(InvalidContract),
+    /// A table of the group already belongs to another group the store holds.
+    GroupOverlap {
+        /// The table.
+        table: String,
+        /// The tables of the group the store holds it in.
+        held: Vec<String>,
+    },
     /// The store needs a backend this build does not have; the message says how to get it.
     Unavailable(String),
     /// Reading the delivered file failed.
@@ -70,6 +81,13 @@ impl fmt::Display for StoreError {
             ),
             StoreError::NotAStore(m) => write!(f, "not a dogana store: {m}"),
             StoreError::Unavailable(m) => f.write_str(m),
+            StoreError::Group(e) => write!(f, "the group's deliveries do not match it: {e}"),
+            StoreError::ColumnTypes(m) => f.write_str(m),
+            StoreError::GroupOverlap { table, held } => write!(
+                f,
+                "table {table:?} was delivered in the group {}; a table belongs to one group, since deliveries accepted together replay together: deliver it with that group",
+                held.join(", ")
+            ),
             StoreError::ForeignTable(t) => write!(
                 f,
                 "the store already holds a table {t:?} that dogana did not create (no ledger, no receipt); dogana publishes only over tables it made: deliver to a new store, or under another table name, or adopt the table explicitly (DeliverOptions::adopt, dogana deliver --adopt), which replaces or changes its rows as the plan says"
@@ -95,7 +113,7 @@ impl Error for StoreError {
             StoreError::Backend { source, .. } => Some(source.as_ref()),
             StoreError::Io(e) => Some(e),
             StoreError::Rows(e) => Some(e),
-            StoreError::Contract(e) => Some(e),
+            StoreError::Contract(e) | StoreError::Group(e) => Some(e),
             _ => None,
         }
     }

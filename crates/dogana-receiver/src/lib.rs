@@ -68,8 +68,8 @@ mod stage;
 
 pub use batch::{Batch, Datum, Row, Staged};
 pub use engine::{
-    AnyStore, Decision, DeliverOptions, Delivery, Open, Snapshot, Store, StoredReceipt,
-    VerifyReport,
+    AnyStore, Decision, DeliverOptions, Delivery, GroupDelivery, Open, Part, Snapshot, Store,
+    StoredReceipt, VerifyReport,
 };
 pub use error::StoreError;
 pub use port::{Backend, Column, KeysFrom, KeysOutside, Layout, ReceiptRow, Step, Txn};

@@ -174,4 +174,18 @@ pub trait Backend {
     /// Every published row of these columns, in the table's order.
     fn read_rows(&mut self, table: &str, columns: &[String])
         -> Result<Vec<Vec<Datum>>, StoreError>;
+    /// The tables of the group `table` was delivered in (lowercase, sorted), if any.
+    fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        let _ = table;
+        Err(StoreError::Unavailable(
+            "this backend does not deliver groups of tables yet".into(),
+        ))
+    }
+    /// Records that these tables (lowercase, sorted) are delivered together.
+    fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+        let _ = tables;
+        Err(StoreError::Unavailable(
+            "this backend does not deliver groups of tables yet".into(),
+        ))
+    }
 }

@@ -44,6 +44,41 @@ pub fn row_value(items: &[String]) -> String {
     }
 }
 
+/// The query of [`Backend::keys_outside`](crate::Backend::keys_outside) (CHECK-16): the
+/// published rows of `main.table` outside the window whose key the staged rows (`rows`) or
+/// tombstones (`tombstones`, both SQL names) name, each as its key columns then its window
+/// column. `?1` and `?2` bind the window's low and high bound.
+pub fn keys_outside_query(
+    table: &str,
+    q: &crate::KeysOutside<'_>,
+    rows: &str,
+    tombstones: &str,
+) -> String {
+    let t = quote_ident(table);
+    let w = quote_ident(q.column);
+    let on_rows: Vec<String> = q
+        .key
+        .iter()
+        .zip(q.staged_key)
+        .map(|(k, i)| format!("p.{} = s.c{i}", quote_ident(k)))
+        .collect();
+    let on_tombs: Vec<String> = q
+        .key
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("p.{} = s.k{i}", quote_ident(k)))
+        .collect();
+    let pk = ident_list(q.key.iter().map(String::as_str), "p.");
+    let outside = format!("(p.{w} IS NULL OR p.{w} < ?1 OR p.{w} > ?2)");
+    format!(
+        "SELECT {pk}, p.{w} FROM {rows} s JOIN main.{t} p ON {} WHERE {outside}
+         UNION ALL
+         SELECT {pk}, p.{w} FROM {tombstones} s JOIN main.{t} p ON {} WHERE {outside}",
+        on_rows.join(" AND "),
+        on_tombs.join(" AND ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::path::Path;
 
 use dogana::{Check, LogicalType};
-use dogana_rows::{check_rows_with, Cell, Format, RowReport};
+use dogana_rows::{check_rows_with, Cell, ColumnType, Format, RowReport};
 
 use crate::batch::{Batch, BATCH_ROWS};
 use crate::engine::Job;
@@ -78,6 +78,8 @@ struct Plan {
     keys_at: Vec<Option<usize>>,
     /// receiver type of each staged column, when it converts
     typed: Vec<Option<LogicalType>>,
+    /// receiver decimal type of each staged column, when its values are checked as text
+    decimals: Vec<Option<ColumnType>>,
 }
 
 impl Plan {
@@ -106,6 +108,19 @@ impl Plan {
                     .and_then(|t| LogicalType::from_name(t))
             })
             .collect();
+        let decimals = loaded
+            .iter()
+            .map(|c| {
+                if contract.types().contains_key(c) {
+                    return None;
+                }
+                job.options
+                    .column_types
+                    .get(c)
+                    .and_then(|t| t.parse::<ColumnType>().ok())
+                    .filter(|t| t.logical().is_none())
+            })
+            .collect();
         let types = loaded.iter().map(|c| declared_type(job, c)).collect();
         let key = contract
             .key()
@@ -117,6 +132,7 @@ impl Plan {
             loaded_at,
             keys_at,
             typed,
+            decimals,
         }
     }
 }
@@ -162,6 +178,19 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
                     } else {
                         for (s, &i) in p.loaded_at.iter().enumerate() {
                             let cell = row.cell(i).unwrap_or(Cell::Null);
+                            if let Some(d) = p.decimals[s] {
+                                // rule: CHECK-18 — a decimal within its precision and scale
+                                if let Err(why) = d.check_cell(&cell) {
+                                    bad.count += 1;
+                                    if bad.first.is_none() {
+                                        bad.first = Some(format!(
+                                            "line {}, column {}: {why}",
+                                            row.line(),
+                                            p.layout.loaded[s]
+                                        ));
+                                    }
+                                }
+                            }
                             match p.typed[s] {
                                 None => batch.push(&cell, B::TEXT_TIMES),
                                 Some(ty) => match coerce(cell, ty) {
@@ -233,6 +262,34 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
                 l
             }
         };
+        // a column the receiver types that the file lacks would check nothing: the receiver's
+        // configuration is wrong (NDJSON: a key no line has is a column of nulls)
+        if format != Format::Ndjson {
+            let absent: Vec<&str> = job
+                .options
+                .column_types
+                .keys()
+                .filter(|c| !report.columns.contains(c))
+                .map(String::as_str)
+                .collect();
+            if !absent.is_empty() {
+                return Err(StoreError::ColumnTypes(format!(
+                    "a column type is given for {}, which the file does not have (its columns: {}); drop the --column-type or fix its NAME",
+                    absent
+                        .iter()
+                        .map(|c| dogana::quoted(c, dogana::SHOWN))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    report
+                        .columns
+                        .iter()
+                        .take(20)
+                        .map(|c| dogana::quoted(c, dogana::SHOWN))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
         let values = values_check(job, &layout.loaded, &bad);
         Ok(Staged {
             report,
@@ -250,8 +307,8 @@ fn values_check(job: &Job, loaded: &[String], bad: &Failures) -> Check {
             job.options
                 .column_types
                 .get(*c)
-                .and_then(|t| LogicalType::from_name(t))
-                .is_some_and(|t| t != LogicalType::Str)
+                .and_then(|t| t.parse::<ColumnType>().ok())
+                .is_some_and(|t| t != ColumnType::Str)
         })
         .map(String::as_str)
         .collect();

@@ -59,7 +59,8 @@ impl Cell<'_> {
 
     /// Parses CSV text as a value of `ty`, the way bound columns are parsed: an empty text is
     /// null; `int` is `-?[0-9]+` within i64; `float` is Rust's (and Python's) decimal or
-    /// exponent notation, `inf` and `nan`; `bool` is `true`/`false` (also `True`/`False`,
+    /// exponent notation of a finite number (`nan`, `inf` and numbers beyond binary64 are
+    /// refused, as [`ColumnType::check`](crate::ColumnType::check) refuses them); `bool` is `true`/`false` (also `True`/`False`,
     /// `TRUE`/`FALSE`), `1`/`0` or `t`/`f`; `date` is `YYYY-MM-DD`; `datetime` is RFC 3339 with
     /// `Z` or a `±HH:MM` offset, `T` or a space between date and time, at most six fractional
     /// digits. A datetime without an offset is refused (CHECK-17).
@@ -116,15 +117,10 @@ impl Typed {
     }
 }
 
-/// Shows a field in an error message: quoted, escaped, and cut after 40 characters.
+/// Shows a field in an error message: quoted, escaped, and cut after 40 characters with its
+/// length ([`dogana::quoted_bytes`]), whatever its size.
 pub(crate) fn show(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    if text.chars().count() > 40 {
-        let cut: String = text.chars().take(40).collect();
-        format!("{cut:?}...")
-    } else {
-        format!("{text:?}")
-    }
+    dogana::quoted_bytes(bytes, 40)
 }
 
 /// Up to eight ASCII digits into their value, all at once; None if one is not a digit.
@@ -446,9 +442,15 @@ pub(crate) fn parse_typed(b: &[u8], ty: LogicalType) -> Result<Typed, String> {
     }
     let bad = |what: &str| format!("{} is not {what}", show(b));
     match ty {
-        LogicalType::Int => parse_int(b)
-            .map(Typed::Int)
-            .ok_or_else(|| bad("an int (-?[0-9]+ within 64 bits)")),
+        LogicalType::Int => parse_int(b).map(Typed::Int).ok_or_else(|| {
+            let digits = b.strip_prefix(b"-").unwrap_or(b);
+            let significant = digits.iter().skip_while(|&&d| d == b'0').count();
+            if significant >= 19 && digits.iter().all(u8::is_ascii_digit) {
+                crate::ndjson::int_out_of_range(b)
+            } else {
+                bad("an int (-?[0-9]+ within 64 bits)")
+            }
+        }),
         LogicalType::Date => parse_date(b)
             .map(Typed::Date)
             .ok_or_else(|| bad("a date (YYYY-MM-DD)")),
@@ -465,11 +467,13 @@ pub(crate) fn parse_typed(b: &[u8], ty: LogicalType) -> Result<Typed, String> {
         LogicalType::Bool => parse_bool(b)
             .map(Typed::Bool)
             .ok_or_else(|| bad("a bool (true/false, 1/0 or t/f)")),
-        LogicalType::Float => std::str::from_utf8(b)
-            .ok()
-            .and_then(|s| s.parse::<f64>().ok())
-            .map(Typed::Float)
-            .ok_or_else(|| bad("a float")),
+        LogicalType::Float => match std::str::from_utf8(b).ok().map(str::parse::<f64>) {
+            Some(Ok(x)) if x.is_finite() => Ok(Typed::Float(x)),
+            Some(Ok(_)) => Err(bad(
+                "a finite number; a float is never a NaN or an infinity",
+            )),
+            _ => Err(bad("a float")),
+        },
         LogicalType::Str => match std::str::from_utf8(b) {
             Ok(_) => Ok(Typed::Text),
             Err(_) => Err(format!("{} is not valid UTF-8", show(b))),

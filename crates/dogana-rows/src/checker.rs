@@ -12,6 +12,36 @@ use crate::error::RowsError;
 use crate::keys::{self, BytesSet, IntKeys};
 use crate::RowReport;
 
+/// How many names a check's detail lists at most: a header of a million columns gives a
+/// detail (and a receipt) of a few kilobytes, not megabytes.
+const LISTED: usize = 20;
+
+/// A column name a file wrote, for a detail: as it is when short, else quoted and cut.
+pub(crate) fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.char_indices().nth(dogana::SHOWN).is_none() && !name.chars().any(char::is_control) {
+        std::borrow::Cow::Borrowed(name)
+    } else {
+        std::borrow::Cow::Owned(dogana::quoted(name, dogana::SHOWN))
+    }
+}
+
+/// The first [`LISTED`] of `n` items, joined, and how many more there are.
+fn listed_cut<S: AsRef<str>>(items: impl Iterator<Item = S>, n: usize) -> String {
+    let mut out: Vec<String> = items.take(LISTED).map(|s| s.as_ref().to_owned()).collect();
+    if n > LISTED {
+        out.push(format!("and {} more", n - LISTED));
+    }
+    out.join(", ")
+}
+
+/// A file's value for a detail: a string quoted and cut, anything else as it is written.
+fn shown_cell(c: &Cell<'_>) -> String {
+    match c {
+        Cell::Str(s) => dogana::quoted(s, dogana::SHOWN),
+        other => other.to_string(),
+    }
+}
+
 /// The names of the checks a report holds, in its order.
 pub const CHECK_NAMES: [&str; 8] = [
     "parse",
@@ -500,7 +530,10 @@ impl Checker {
                 if !bounds.contains(w) {
                     let key = self.key_text();
                     self.out_window.hit(|| {
-                        format!("line {line}{key}: window value {w} is outside the window {shown}")
+                        format!(
+                            "line {line}{key}: window value {} is outside the window {shown}",
+                            shown_cell(w)
+                        )
                     });
                 }
             }
@@ -515,8 +548,12 @@ impl Checker {
             } else if !interval.contains(c) {
                 let key = self.key_text();
                 let who = if is_tomb { "a tombstone's" } else { "the" };
-                self.cursor
-                    .hit(|| format!("line {line}{key}: {who} cursor {c} is outside {interval}"));
+                self.cursor.hit(|| {
+                    format!(
+                        "line {line}{key}: {who} cursor {} is outside {interval}",
+                        shown_cell(c)
+                    )
+                });
             }
         }
         tomb
@@ -853,13 +890,12 @@ impl Checker {
                     format!("the {} loaded columns hash to {h}", pairs.len()),
                 ),
                 Some(h) => {
-                    let shown: Vec<String> =
-                        pairs.iter().map(|(n, t)| format!("{n} {t}")).collect();
+                    let shown = pairs.iter().map(|(n, t)| format!("{} {t}", shown_name(n)));
                     Check::fail(
                         "schema_hash",
                         format!(
                             "the loaded columns ({}) hash to {h}, not {expected}",
-                            shown.join(", ")
+                            listed_cut(shown, pairs.len())
                         ),
                     )
                 }
@@ -870,7 +906,7 @@ impl Checker {
                     "schema_hash",
                     format!(
                         "the file has columns the receiver's column list does not name: {}",
-                        untyped.join(", ")
+                        listed_cut(untyped.iter().map(|n| shown_name(n)), untyped.len())
                     ),
                 ),
             },

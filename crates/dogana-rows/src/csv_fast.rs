@@ -21,6 +21,104 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// Lines up to this long are split into a preallocated table of ranges.
 const SHORT_LINE: usize = 4096;
 
+/// The longest header a file may have, in bytes: its columns' names (each at most
+/// [`dogana::NAME_MAX`] bytes) and delimiters. A first line longer than this is no header,
+/// and is never held whole (TRUST-07: what a sender controls is bounded).
+pub(crate) const MAX_HEADER: usize = 1 << 20;
+
+/// Where a record is, as `csv-core` reads it, for telling whether a record that the end of
+/// the input finished was inside a quoted field: a file that ends inside quotes is
+/// truncated, or has a quote never closed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Quoting {
+    /// Before the record's first byte (empty lines are skipped).
+    #[default]
+    Record,
+    /// At the start of a field.
+    Field,
+    /// Inside an unquoted field (a quote there is a plain byte).
+    Plain,
+    /// Inside a quoted field.
+    Quoted,
+    /// Right after a quote inside a quoted field: a second quote is a quote, anything else
+    /// ends the quoting.
+    AfterQuote,
+}
+
+/// The state of one record's quoting over its bytes, and the line its open quote is on.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct QuoteTracker {
+    state: Quoting,
+    /// line feeds seen since the record began
+    lines: u64,
+    /// line feeds before the quote of the quoted field the record is in
+    opened: u64,
+}
+
+impl QuoteTracker {
+    /// Follows `bytes`, the next bytes of the record, as `csv-core` (the `csv` crate's
+    /// defaults: `"` quotes, a doubled quote escapes, CR and LF end records) reads them.
+    pub(crate) fn feed(&mut self, bytes: &[u8], delimiter: u8) {
+        // inside quotes only a quote matters, inside a plain field only its end: both are
+        // skipped to with memchr, so quoted records cost little more than csv-core's read
+        let mut i = 0;
+        while i < bytes.len() {
+            let rest = &bytes[i..];
+            match self.state {
+                Quoting::Quoted => match memchr(b'"', rest) {
+                    Some(p) => {
+                        self.lines += memchr_iter(b'\n', &rest[..p]).count() as u64;
+                        self.state = Quoting::AfterQuote;
+                        i += p + 1;
+                    }
+                    None => {
+                        self.lines += memchr_iter(b'\n', rest).count() as u64;
+                        return;
+                    }
+                },
+                Quoting::Plain => match memchr3(delimiter, b'\n', b'\r', rest) {
+                    Some(p) => {
+                        self.step(rest[p], delimiter);
+                        i += p + 1;
+                    }
+                    None => return,
+                },
+                _ => {
+                    self.step(rest[0], delimiter);
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    /// One byte's transition.
+    #[inline]
+    fn step(&mut self, b: u8, delimiter: u8) {
+        use Quoting::*;
+        let end = b == b'\n' || b == b'\r';
+        self.state = match self.state {
+            Record | Field if b == b'"' => {
+                self.opened = self.lines;
+                Quoted
+            }
+            Record if end => Record,
+            Field | Plain | AfterQuote if end => Record,
+            Record | Field | Plain | AfterQuote if b == delimiter => Field,
+            Quoted if b == b'"' => AfterQuote,
+            AfterQuote if b == b'"' => Quoted,
+            Quoted => Quoted,
+            _ => Plain,
+        };
+        self.lines += u64::from(b == b'\n');
+    }
+
+    /// When the bytes followed end inside a quoted field: how many lines after the record's
+    /// first the quote was opened on.
+    pub(crate) fn open_quote(&self) -> Option<u64> {
+        (self.state == Quoting::Quoted).then_some(self.opened)
+    }
+}
+
 /// Splits a line without quotes or CRs at `delimiter`, eight bytes at a time, into `ranges`
 /// (at least `line.len() + 1` long: a line has at most that many fields); returns the number
 /// of fields and whether the line is ASCII (and so valid UTF-8). Writing by index, not by
@@ -99,6 +197,13 @@ pub(crate) struct Records<R> {
     ascii: bool,
     line: u64,
     next_line: u64,
+    /// records returned so far
+    returned: u64,
+    /// the first record is longer than [`MAX_HEADER`]: reading stopped
+    too_long: bool,
+    /// the current record was finished by the end of the input inside the quoted field
+    /// opened on this line
+    unterminated: Option<u64>,
 }
 
 impl<R: Read> Records<R> {
@@ -122,7 +227,29 @@ impl<R: Read> Records<R> {
             ascii: false,
             line: 0,
             next_line: 1,
+            returned: 0,
+            too_long: false,
+            unterminated: None,
         }
+    }
+
+    /// Whether reading stopped at a first line longer than [`MAX_HEADER`] (then
+    /// [`next_record`](Records::next_record) returned false, and the rest of the input is
+    /// left unread).
+    pub(crate) fn too_long(&self) -> bool {
+        self.too_long
+    }
+
+    /// Whether the current record ends where the input ends, inside the quoted field opened
+    /// on the line returned.
+    pub(crate) fn unterminated(&self) -> Option<u64> {
+        self.unterminated
+    }
+
+    /// Stops at an over-long first record.
+    fn stop_too_long(&mut self) -> io::Result<bool> {
+        self.too_long = true;
+        Ok(false)
     }
 
     /// The input, for reading what is left after the last record.
@@ -162,6 +289,16 @@ impl<R: Read> Records<R> {
 
     /// Reads the next record; false at the end of the input.
     pub(crate) fn next_record(&mut self) -> io::Result<bool> {
+        if self.too_long {
+            return Ok(false);
+        }
+        self.unterminated = None;
+        let read = self.next_record_inner()?;
+        self.returned += u64::from(read);
+        Ok(read)
+    }
+
+    fn next_record_inner(&mut self) -> io::Result<bool> {
         if !self.started {
             self.started = true;
             while self.end < 3 && self.refill()? {}
@@ -182,6 +319,9 @@ impl<R: Read> Records<R> {
                 Some(_) => return self.slow_record(),
                 None if !self.eof => {
                     let before = self.end - self.pos;
+                    if self.returned == 0 && before > MAX_HEADER {
+                        return self.stop_too_long();
+                    }
                     if !self.refill()? && before == 0 {
                         return Ok(false);
                     }
@@ -196,6 +336,9 @@ impl<R: Read> Records<R> {
             self.next_line += 1;
             if len == 0 {
                 continue; // an empty line
+            }
+            if self.returned == 0 && len > MAX_HEADER {
+                return self.stop_too_long();
             }
             self.in_slow = false;
             self.rec_at = at;
@@ -212,8 +355,10 @@ impl<R: Read> Records<R> {
 
     /// Reads one record with `csv-core`.
     fn slow_record(&mut self) -> io::Result<bool> {
-        let (mut nout_all, mut nend_all) = (0, 0);
+        let (mut nin_all, mut nout_all, mut nend_all) = (0, 0, 0);
         self.line = self.next_line;
+        let mut quotes = QuoteTracker::default();
+        let mut ended = false;
         loop {
             let input = &self.buf[self.pos..self.end];
             let (res, nin, nout, nend) = self.core.read_record(
@@ -221,15 +366,20 @@ impl<R: Read> Records<R> {
                 &mut self.slow[nout_all..],
                 &mut self.slow_ends[nend_all..],
             );
+            quotes.feed(&input[..nin], self.delimiter);
             self.next_line += memchr_iter(b'\n', &input[..nin]).count() as u64;
             self.pos += nin;
+            nin_all += nin;
             nout_all += nout;
             nend_all += nend;
+            if self.returned == 0 && nin_all > MAX_HEADER {
+                return self.stop_too_long();
+            }
             match res {
                 ReadRecordResult::InputEmpty => {
                     // at the end of the input, the next call passes no input: csv-core's
                     // signal to finish the record
-                    self.refill()?;
+                    ended = !self.refill()?;
                 }
                 ReadRecordResult::OutputFull => {
                     let n = self.slow.len() * 2;
@@ -240,6 +390,9 @@ impl<R: Read> Records<R> {
                     self.slow_ends.resize(n, 0);
                 }
                 ReadRecordResult::Record => {
+                    if ended {
+                        self.unterminated = quotes.open_quote().map(|n| self.line + n);
+                    }
                     self.in_slow = true;
                     self.ascii = false;
                     self.rec_len = nout_all;
@@ -314,6 +467,8 @@ pub(crate) struct Split {
     pub(crate) recs: Vec<Rec>,
     /// bound columns' values parsed ahead (see [`Rec::typed_at`])
     pub(crate) typed: Vec<Typed>,
+    /// the last record ends where the input ends, inside the quoted field opened on this line
+    pub(crate) unterminated: Option<u64>,
 }
 
 impl Split {
@@ -323,6 +478,7 @@ impl Split {
         self.wide_ends.clear();
         self.recs.clear();
         self.typed.clear();
+        self.unterminated = None;
     }
 
     /// The bytes of record `r`.
@@ -389,6 +545,25 @@ pub(crate) struct Splitter {
     slow: Vec<u8>,
     slow_ends: Vec<usize>,
     ranges: Vec<(usize, usize)>,
+    /// whether a record was emitted yet (the first is the header)
+    emitted: bool,
+    /// the first record is longer than [`MAX_HEADER`]: splitting stopped
+    too_long: bool,
+    /// the record csv-core is reading, begun in an earlier chunk
+    partial: Option<Partial>,
+}
+
+/// A record csv-core is still reading when its input ran out: what it wrote so far. csv-core
+/// keeps its own state, so the record goes on with the next chunk's bytes and is never read
+/// again from its start (which would take time quadratic in its length).
+#[derive(Debug, Clone, Copy)]
+struct Partial {
+    nout: usize,
+    nend: usize,
+    lines: u64,
+    /// input bytes it took so far
+    read: usize,
+    quotes: QuoteTracker,
 }
 
 impl Splitter {
@@ -402,12 +577,42 @@ impl Splitter {
             slow: vec![0; 1024],
             slow_ends: vec![0; 64],
             ranges: vec![(0, 0); SHORT_LINE + 1],
+            emitted: false,
+            too_long: false,
+            partial: None,
         }
+    }
+
+    /// Whether splitting stopped at a first record longer than [`MAX_HEADER`]: every chunk
+    /// fed since gave no record, and no more than that is held.
+    pub(crate) fn too_long(&self) -> bool {
+        self.too_long
+    }
+
+    /// [`feed_all`](Splitter::feed_all), stopping at an over-long first record.
+    pub(crate) fn feed(&mut self, chunk: &[u8], last: bool, out: &mut Split) {
+        if self.too_long {
+            return;
+        }
+        self.feed_all(chunk, last, out);
+        if self.emitted {
+            return;
+        }
+        let first = out.recs.first().map(|r| r.len);
+        let held = self.pending.len() + self.partial.map_or(0, |p| p.read);
+        if first.unwrap_or(held) > MAX_HEADER {
+            self.too_long = true;
+            out.clear();
+            self.pending = Vec::new();
+            self.partial = None;
+            self.core.reset();
+        }
+        self.emitted = first.is_some();
     }
 
     /// Splits the next chunk (`last`: the input ends with it) into `out`, whose records point
     /// into `chunk` or into `out.side`.
-    pub(crate) fn feed(&mut self, chunk: &[u8], last: bool, out: &mut Split) {
+    fn feed_all(&mut self, chunk: &[u8], last: bool, out: &mut Split) {
         let mut start = 0;
         if !self.started {
             if self.pending.len() + chunk.len() < 3 && !last {
@@ -459,6 +664,14 @@ impl Splitter {
         // the block scan records field ends as u32 offsets into the chunk
         let blocks = !side && u32::try_from(buf.len()).is_ok() && plain_delimiter(self.delimiter);
         loop {
+            if self.partial.is_some() {
+                // a record begun earlier goes on
+                pos += self.slow_record(&buf[pos..], last, out);
+                if self.partial.is_some() {
+                    return pos;
+                }
+                continue;
+            }
             if blocks {
                 pos = self.scan_blocks(buf, pos, out);
             }
@@ -467,13 +680,13 @@ impl Splitter {
                 Some(p) if rest[p] == b'\n' => (p, p + 1),
                 Some(p) if rest[p] == b'\r' && rest.get(p + 1) == Some(&b'\n') => (p, p + 2),
                 Some(p) if rest[p] == b'\r' && p + 1 == rest.len() && !last => return pos,
-                Some(_) => match self.slow_record(rest, last, out) {
-                    Some(used) => {
-                        pos += used;
-                        continue;
+                Some(_) => {
+                    pos += self.slow_record(rest, last, out);
+                    if self.partial.is_some() {
+                        return pos;
                     }
-                    None => return pos,
-                },
+                    continue;
+                }
                 None if !last || rest.is_empty() => return pos,
                 None => (rest.len(), rest.len()),
             };
@@ -568,13 +781,30 @@ impl Splitter {
         line_start
     }
 
-    /// Reads one record with csv-core from the start of `input` into `out.side`; returns the
-    /// bytes it took, or None when the record goes on past `input` (and `last` is false).
-    fn slow_record(&mut self, input: &[u8], last: bool, out: &mut Split) -> Option<usize> {
-        let (mut nin_all, mut nout_all, mut nend_all) = (0, 0, 0);
-        let mut lines = 0u64;
+    /// Reads one record with csv-core from the start of `input` (or goes on with the record
+    /// begun earlier, [`Partial`]) into `out.side`; returns the bytes it took. When the record
+    /// goes on past `input` (and `last` is false), it takes all of `input` and keeps the
+    /// record as `self.partial`.
+    fn slow_record(&mut self, input: &[u8], last: bool, out: &mut Split) -> usize {
+        let (mut nout_all, mut nend_all, mut lines, mut read, mut quotes) =
+            match self.partial.take() {
+                Some(p) => (p.nout, p.nend, p.lines, p.read, p.quotes),
+                None => (0, 0, 0u64, 0, QuoteTracker::default()),
+            };
+        let mut nin_all = 0;
         let mut finishing = false;
         loop {
+            if nin_all == input.len() && !last && !finishing {
+                // no more input yet (no input at all is csv-core's signal to finish)
+                self.partial = Some(Partial {
+                    nout: nout_all,
+                    nend: nend_all,
+                    lines,
+                    read,
+                    quotes,
+                });
+                return nin_all;
+            }
             let feed = if finishing {
                 &[][..]
             } else {
@@ -586,18 +816,16 @@ impl Splitter {
                 &mut self.slow_ends[nend_all..],
             );
             lines += memchr_iter(b'\n', &feed[..nin]).count() as u64;
+            quotes.feed(&feed[..nin], self.delimiter);
             nin_all += nin;
+            read += nin;
             nout_all += nout;
             nend_all += nend;
             match res {
                 ReadRecordResult::InputEmpty => {
-                    if !last {
-                        // unfinished: read it again from its start with more input
-                        self.core.reset();
-                        return None;
-                    }
-                    // at the end of the input, no input is csv-core's signal to finish
-                    finishing = true;
+                    // unfinished: with more input it goes on (at the loop's top); at the end
+                    // of the input, no input is csv-core's signal to finish
+                    finishing = last;
                 }
                 ReadRecordResult::OutputFull => {
                     let n = self.slow.len() * 2;
@@ -610,6 +838,10 @@ impl Splitter {
                 ReadRecordResult::Record => {
                     let line = self.next_line;
                     self.next_line += lines;
+                    if finishing {
+                        // the input's end finished it: was it inside quotes?
+                        out.unterminated = quotes.open_quote().map(|n| line + n);
+                    }
                     let at = out.side.len();
                     out.side.extend_from_slice(&self.slow[..nout_all]);
                     if self.ranges.len() < nend_all {
@@ -629,11 +861,11 @@ impl Splitter {
                         false,
                         &self.ranges,
                     );
-                    return Some(nin_all);
+                    return nin_all;
                 }
                 ReadRecordResult::End => {
                     self.next_line += lines;
-                    return Some(nin_all.max(input.len()));
+                    return nin_all.max(input.len());
                 }
             }
         }
@@ -764,6 +996,38 @@ fn push_rec(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quote_tracker_skips_as_it_steps() {
+        // rule: CHECK-02
+        // the skipping feed agrees with one step per byte, however the bytes are cut
+        let alphabet = [b'a', b',', b'"', b'\n', b'\r', b';'];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let mut next = || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            };
+            let len = (next() % 40) as usize;
+            let bytes: Vec<u8> = (0..len).map(|_| alphabet[(next() % 6) as usize]).collect();
+            let cut = (next() as usize) % (len + 1);
+            let mut fast = QuoteTracker::default();
+            fast.feed(&bytes[..cut], b',');
+            fast.feed(&bytes[cut..], b',');
+            let mut slow = QuoteTracker::default();
+            for &b in &bytes {
+                slow.step(b, b',');
+            }
+            assert_eq!(
+                (fast.state, fast.lines, fast.opened),
+                (slow.state, slow.lines, slow.opened),
+                "{:?}",
+                String::from_utf8_lossy(&bytes)
+            );
+        }
+    }
 
     /// Every record as the `csv` crate reads it (flexible, no headers).
     fn with_csv(input: &[u8]) -> Vec<(u64, Vec<Vec<u8>>)> {

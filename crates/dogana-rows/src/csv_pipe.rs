@@ -23,7 +23,7 @@ use crate::cell::{parse_fast, Typed};
 
 use crate::checker::Checker;
 use crate::csv_fast::{Rec, Split, Splitter};
-use crate::csv_rows::{Body, CleanLayout, EMPTY_FILE};
+use crate::csv_rows::{unterminated, Body, CleanLayout, Header};
 use crate::error::RowsError;
 use crate::hash::hex;
 use crate::{Options, RowCallback};
@@ -158,6 +158,8 @@ pub(crate) fn run<R: Read>(
         let mut pool: Vec<(Vec<u8>, Split)> = Vec::new();
         let (mut in_flight, mut bytes, mut ended) = (0usize, 0u64, false);
         let mut body: Option<Body> = None;
+        // the header's problem, when it has one (the file is then read to its end unchecked)
+        let mut bad_header: Option<Header> = None;
         let mut clean: Option<CleanLayout> = None;
         let mut values: Vec<Typed> = Vec::new();
         let mut ranges: Vec<(usize, usize)> = Vec::new();
@@ -183,7 +185,21 @@ pub(crate) fn run<R: Read>(
             in_flight -= 1;
             bytes += chunk.len as u64;
             let data = chunk.data();
-            for r in &records.recs {
+            let cut = match records.unterminated {
+                Some(opened) => Some((records.recs.len() - 1, opened)),
+                None => None,
+            };
+            for (k, r) in records.recs.iter().enumerate() {
+                if bad_header.is_some() {
+                    break;
+                }
+                if let Some((_, opened)) = cut.filter(|&(at, _)| at == k) {
+                    match body {
+                        None => bad_header = Some(Header::Unterminated(opened)),
+                        Some(_) => checker.unreadable(r.line, || unterminated(opened)),
+                    }
+                    continue;
+                }
                 let Some(body) = &mut body else {
                     let rec = records.record(data, r, &mut ranges);
                     let b = Body::new(checker, column_types, rec, &ranges)?;
@@ -227,7 +243,9 @@ pub(crate) fn run<R: Read>(
         let columns = match body {
             Some(b) => b.columns,
             None => {
-                checker.file_problem(EMPTY_FILE.into());
+                bad_header
+                    .unwrap_or(Header::None)
+                    .report(checker, splitter.too_long());
                 Vec::new()
             }
         };

@@ -3,11 +3,11 @@
 use std::borrow::Cow;
 use std::io::Read;
 
-use dogana::LogicalType;
+use dogana::{quoted_bytes, LogicalType, NAME_MAX, SHOWN};
 
 use crate::cell::{parse_typed_in, show, Cell, Typed};
 use crate::checker::{Checker, Slot};
-use crate::csv_fast::Records;
+use crate::csv_fast::{Records, MAX_HEADER};
 use crate::error::RowsError;
 use crate::row::{csv_field, Raw, Row};
 use crate::{Options, RowCallback};
@@ -63,7 +63,18 @@ pub(crate) fn header_name(f: &[u8]) -> String {
 /// The header's problems: names that are not UTF-8, names that repeat.
 pub(crate) fn header_names(fields: Vec<&[u8]>, checker: &mut Checker) -> Vec<String> {
     let mut columns: Vec<String> = Vec::with_capacity(fields.len());
+    // a header may name half a million columns: find repeats in one pass
+    let mut seen: std::collections::HashSet<String> =
+        std::collections::HashSet::with_capacity(fields.len());
     for (i, f) in fields.into_iter().enumerate() {
+        if f.len() > NAME_MAX {
+            checker.file_problem(format!(
+                "line 1: the name of column {} is {}: a column name is at most {NAME_MAX} bytes \
+                 (CONTRACT-48)",
+                i + 1,
+                quoted_bytes(f, SHOWN)
+            ));
+        }
         let name = header_name(f);
         if std::str::from_utf8(f).is_err() {
             checker.file_problem(format!(
@@ -72,8 +83,11 @@ pub(crate) fn header_names(fields: Vec<&[u8]>, checker: &mut Checker) -> Vec<Str
                 show(f)
             ));
         }
-        if columns.contains(&name) {
-            checker.file_problem(format!("line 1: column {name} appears twice in the header"));
+        if !seen.insert(name.clone()) {
+            checker.file_problem(format!(
+                "line 1: column {} appears twice in the header",
+                crate::checker::shown_name(&name)
+            ));
         }
         columns.push(name);
     }
@@ -219,7 +233,7 @@ impl Body {
                 .unwrap_or((0, b""));
             error = Some(format!(
                 "column {}: not valid UTF-8: {}",
-                columns[i],
+                crate::checker::shown_name(&columns[i]),
                 show(f)
             ));
         }
@@ -233,7 +247,10 @@ impl Body {
                 Ok(t) => t,
                 Err(why) => {
                     if error.is_none() {
-                        error = Some(format!("column {}: {why}", columns[i]));
+                        error = Some(format!(
+                            "column {}: {why}",
+                            crate::checker::shown_name(&columns[i])
+                        ));
                     }
                     Typed::Bad
                 }
@@ -267,6 +284,43 @@ impl Body {
 /// The problem of a CSV file without a header.
 pub(crate) const EMPTY_FILE: &str = "the file is empty: a CSV delivery begins with a header row";
 
+/// The problem of a first line too long to be a header (TRUST-07).
+pub(crate) fn header_too_long() -> String {
+    format!(
+        "line 1: the first line is longer than {MAX_HEADER} bytes, and a header names columns of \
+         at most {NAME_MAX} bytes each: this is no CSV header (a file without line ends, or not \
+         CSV); the rows were not read"
+    )
+}
+
+/// The problem of a record the end of the input finished inside quotes: the file is
+/// truncated, or a quote is never closed (CHECK-02).
+pub(crate) fn unterminated(opened: u64) -> String {
+    format!(
+        "the file ends inside the quoted field opened on line {opened}: the file is truncated, \
+         or that quote is never closed"
+    )
+}
+
+/// What became of the header record.
+pub(crate) enum Header {
+    /// The file has none: it is empty, or its first line is too long to be one.
+    None,
+    /// The end of the input came inside a quote of the header: nothing to check the rows by.
+    Unterminated(u64),
+}
+
+impl Header {
+    /// Reports the file's problem.
+    pub(crate) fn report(self, checker: &mut Checker, too_long: bool) {
+        checker.file_problem(match self {
+            Header::None if too_long => header_too_long(),
+            Header::None => EMPTY_FILE.into(),
+            Header::Unterminated(line) => format!("line 1: {}", unterminated(line)),
+        });
+    }
+}
+
 /// Reads a CSV delivery from `input` in this thread, feeding `checker`; returns the columns.
 pub(crate) fn run<R: Read>(
     input: R,
@@ -277,7 +331,11 @@ pub(crate) fn run<R: Read>(
 ) -> Result<(Vec<String>, R), RowsError> {
     let mut records = Records::new(input, options.delimiter);
     if !records.next_record()? {
-        checker.file_problem(EMPTY_FILE.into());
+        Header::None.report(checker, records.too_long());
+        return Ok((Vec::new(), records.into_inner()));
+    }
+    if let Some(line) = records.unterminated() {
+        Header::Unterminated(line).report(checker, false);
         return Ok((Vec::new(), records.into_inner()));
     }
     let mut body = {
@@ -285,6 +343,10 @@ pub(crate) fn run<R: Read>(
         Body::new(checker, column_types, data, ranges)?
     };
     while records.next_record()? {
+        if let Some(opened) = records.unterminated() {
+            checker.unreadable(records.line(), || unterminated(opened));
+            continue;
+        }
         let (data, ranges) = records.parts();
         body.record(
             checker,

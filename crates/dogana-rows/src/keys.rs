@@ -380,7 +380,7 @@ pub(crate) fn show_encoded(mut b: &[u8], types: &[LogicalType]) -> Vec<String> {
             let Some(len) = b.get(..4) else { break };
             let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
             let s = b.get(4..4 + len).unwrap_or_default();
-            out.push(format!("{:?}", String::from_utf8_lossy(s)));
+            out.push(dogana::quoted_bytes(s, dogana::SHOWN));
             b = b.get(4 + len..).unwrap_or_default();
         } else {
             let Some(v) = b.get(..8) else { break };

@@ -41,6 +41,14 @@
 //!
 //! - **CSV bools**: `true`/`false`, `True`/`False`, `TRUE`/`FALSE`, `1`/`0` and `t`/`f`
 //!   (Postgres) are accepted; anything else fails `parse`. NDJSON bools are JSON booleans.
+//! - **Column types** are parsed as [`ColumnType`]: the six names or `decimal(p,s)` with
+//!   1 <= p <= 38 and 0 <= s <= p, spelled exactly as the column hash spells them; a mistyped
+//!   one (`flaot`, `money`, `decimal(2,5)`) or a column named twice ([`ColumnTypes`]) is
+//!   refused before any row is read. [`ColumnType::check`] checks one value: a decimal has at
+//!   most s digits after the point and p − s before it (SQL's `numeric(p,s)`, never rounded);
+//!   a **float NaN or infinity is refused** (as is a number beyond binary64), never stored as
+//!   null — SQLite turns a NaN REAL into NULL, and a NaN compares equal to nothing. The same
+//!   holds for [`Cell::parse`] of a float.
 //! - **CHECK-11**: a tombstone's window value may be null; a present one must be inside the
 //!   window of a window delivery. A live row's may not be null.
 //! - **Column types for `schema_hash`**: the contract types only the bound columns, and a CSV
@@ -67,7 +75,12 @@
 //! - **CSV**: RFC 4180 as the `csv` crate reads it (quotes, doubled quotes, fields spanning
 //!   lines, CRLF, LF or CR line ends, empty lines skipped). An empty field is null, so an empty
 //!   string key cannot travel in CSV. A header is required (an empty file fails `parse`). A
-//!   UTF-8 byte order mark is skipped (and hashed). A row's line is where it starts.
+//!   UTF-8 byte order mark is skipped (and hashed). A row's line is where it starts. A file
+//!   that **ends inside a quoted field** is truncated (or a quote is never closed): the
+//!   record is not a row, and `parse` fails naming the line the quote opened on. A **first
+//!   line over 1 MiB** is no header (columns are named in at most 1,024 bytes each): `parse`
+//!   fails and the rest is only hashed, never held; a column name over 1,024 bytes fails
+//!   `parse`. Values in messages are cut after 40 characters, with their length.
 //! - **Line numbers** name rows in details; a repeated `int`/`date`/`datetime` key past line
 //!   4,294,967,295 is named "a line after 4294967294".
 //! - **Parquet** (feature `parquet`) cannot be streamed, its footer comes last: the bytes are
@@ -105,6 +118,7 @@
 
 mod cell;
 mod checker;
+mod column_type;
 mod csv_fast;
 mod csv_pipe;
 mod csv_rows;
@@ -126,6 +140,7 @@ use dogana::{Check, Contract, Manifest};
 
 pub use cell::Cell;
 pub use checker::CHECK_NAMES;
+pub use column_type::{ColumnType, ColumnTypeError, ColumnTypes, DECIMAL_MAX_PRECISION};
 pub use error::RowsError;
 pub use format::{Format, UnknownFormat};
 pub use hash::{sha256_file, HashingReader, BUFFER_SIZE};
@@ -179,6 +194,17 @@ impl Options {
         match self.column_types.iter_mut().find(|(c, _)| *c == column) {
             Some(entry) => entry.1 = ty,
             None => self.column_types.push((column, ty)),
+        }
+        self
+    }
+
+    /// The receiver's column list, already checked ([`ColumnTypes`]: every type one of the
+    /// six or `decimal(p,s)`, every name once), as [`column_type`](Options::column_type) of
+    /// each in order. Prefer it to the unchecked texts: a mistyped type given as text only
+    /// shows as a column hash that does not match.
+    pub fn column_list(mut self, list: &ColumnTypes) -> Options {
+        for (name, ty) in list {
+            self = self.column_type(name, ty.to_string());
         }
         self
     }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 
-use dogana::LogicalType;
+use dogana::{quoted, LogicalType, NAME_MAX, SHOWN};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
@@ -111,6 +111,56 @@ fn typed(v: &Value, ty: LogicalType) -> Result<Typed, String> {
     })
 }
 
+/// The problem of an NDJSON line that starts with a byte order mark.
+const BOM: &str = "the line starts with a byte order mark (U+FEFF, the bytes EF BB BF), which \
+                   JSON text does not have (RFC 8259 section 8.1): write the file without one";
+
+/// Whether a JSON number is an integer (an integer literal, or a float with no fraction).
+fn integral(n: &serde_json::Number) -> bool {
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|x| x.fract() == 0.0)
+}
+
+/// The problem of an integer beyond the range of an `int` (shared by CSV and NDJSON).
+pub(crate) fn int_out_of_range(written: &[u8]) -> String {
+    format!(
+        "{} is an integer outside the 64-bit range of an int ({} to {}); type larger keys as str \
+         (WIRE-25)",
+        show(written),
+        i64::MIN,
+        i64::MAX
+    )
+}
+
+/// The number token the line writes for member `key`, as written: `"key"`, then `:` and the
+/// token (a key with escapes is not found, and the caller shows the number as JSON reads it).
+fn raw_number<'a>(line: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    let needle = format!("\"{key}\"");
+    let mut from = 0;
+    while let Some(p) = memchr::memmem::find(&line[from..], needle.as_bytes()) {
+        let mut at = from + p + needle.len();
+        from = at;
+        while line.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        if line.get(at) != Some(&b':') {
+            continue;
+        }
+        at += 1;
+        while line.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        let end = at
+            + line[at..]
+                .iter()
+                .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                .count();
+        if end > at {
+            return Some(&line[at..end]);
+        }
+    }
+    None
+}
+
 fn article(ty: LogicalType) -> String {
     match ty {
         LogicalType::Int => "an int".into(),
@@ -161,6 +211,10 @@ pub(crate) fn run<R: Read>(
         if text.is_empty() {
             continue;
         }
+        if text.starts_with(b"\xef\xbb\xbf") {
+            checker.unreadable(line, || BOM.into());
+            continue;
+        }
         let mut de = serde_json::Deserializer::from_slice(text);
         let entries = match de::Deserialize::deserialize(&mut de).and_then(|e| de.end().map(|()| e))
         {
@@ -175,6 +229,16 @@ pub(crate) fn run<R: Read>(
                 continue;
             }
         };
+        if let Some((k, _)) = entries.iter().find(|(k, _)| k.len() > NAME_MAX) {
+            checker.unreadable(line, || {
+                format!(
+                    "key {} is not a column name: a column name is at most {NAME_MAX} bytes \
+                     (CONTRACT-48)",
+                    quoted(k, SHOWN)
+                )
+            });
+            continue;
+        }
         // place each entry in its column
         for (k, _) in &entries {
             if !index.contains_key(k.as_ref()) {
@@ -193,7 +257,9 @@ pub(crate) fn run<R: Read>(
             slots[c] = at;
         }
         if let Some(k) = repeated {
-            checker.unreadable(line, || format!("key {k:?} appears twice in the object"));
+            checker.unreadable(line, || {
+                format!("key {} appears twice in the object", quoted(&k, SHOWN))
+            });
             continue;
         }
         typed_cols.clear();
@@ -206,7 +272,17 @@ pub(crate) fn run<R: Read>(
             let t = match entries.get(slots[c]) {
                 None => Typed::Null,
                 Some((_, v)) => typed(v, ty).unwrap_or_else(|why| {
-                    error.get_or_insert_with(|| format!("column {name}: {why}"));
+                    error.get_or_insert_with(|| {
+                        let why = match (ty, v) {
+                            // an integer beyond 64 bits, quoted as the line writes it
+                            (LogicalType::Int, Value::Number(n)) if integral(n) => {
+                                let written = raw_number(text, name);
+                                int_out_of_range(written.unwrap_or(n.to_string().as_bytes()))
+                            }
+                            _ => why,
+                        };
+                        format!("column {name}: {why}")
+                    });
                     Typed::Bad
                 }),
             };

@@ -875,3 +875,150 @@ fn repeats_on_one_line_are_reported_the_same_every_time() {
         );
     }
 }
+
+#[test]
+fn a_file_that_ends_inside_quotes_is_truncated() {
+    // rule: CHECK-02, TRUST-03
+    let c = orders();
+    let ok = "1,2026-10-26,,1,a,false\n";
+    // the quote opens on line 3 and the file ends inside it
+    let text = format!("{HEADER}{ok}2,2026-10-26,,1,\"Doe, J\n");
+    for one_thread in [false, true] {
+        let r = check_rows(
+            text.as_bytes(),
+            Format::Csv,
+            &c,
+            &full(&c, 2).build().unwrap(),
+            &options().hash_in_thread(!one_thread),
+        )
+        .unwrap();
+        assert_failed(&r, &["parse", "rows"]);
+        assert_eq!(
+            detail(&r, "parse"),
+            "line 3: the file ends inside the quoted field opened on line 3: the file is \
+             truncated, or that quote is never closed"
+        );
+        assert_eq!(r.records, 2);
+    }
+    // closed, the same file passes
+    let closed = format!("{HEADER}{ok}2,2026-10-26,,1,\"Doe, J\",false");
+    assert_failed(&csv(&closed, &c, full(&c, 2)), &[]);
+}
+
+#[test]
+fn an_unterminated_quote_mid_file_names_the_line_it_opened_on() {
+    // rule: CHECK-02
+    let c = orders();
+    // a record of line 3 whose second quoted field opens on line 4 and never closes: the
+    // rows after it are swallowed into it
+    let text = format!(
+        "{HEADER}1,2026-10-26,,1,a,false\n2,2026-10-26,,\"1\n.5\",\"b,false\n3,2026-10-26,,1,c,false\n4,2026-10-26,,1,d,false\n"
+    );
+    let r = csv(&text, &c, full(&c, 4));
+    assert_failed(&r, &["parse", "rows"]);
+    assert!(
+        detail(&r, "parse")
+            .starts_with("line 3: the file ends inside the quoted field opened on line 4:"),
+        "{}",
+        detail(&r, "parse")
+    );
+    // a quote inside an unquoted field is a plain byte, and a doubled quote a quote
+    let fine = format!("{HEADER}1,2026-10-26,,1,a\"b,false\n2,2026-10-26,,1,\"x\"\"\",false\n");
+    assert_failed(&csv(&fine, &c, full(&c, 2)), &[]);
+}
+
+#[test]
+fn a_header_that_ends_inside_quotes_is_no_header() {
+    // rule: CHECK-02
+    let c = orders();
+    let r = csv("\"id,order_date\n1,2026-10-26\n", &c, full(&c, 1));
+    assert_failed(&r, &["parse", "rows"]);
+    assert_eq!(
+        detail(&r, "parse"),
+        "line 1: the file ends inside the quoted field opened on line 1: the file is \
+         truncated, or that quote is never closed"
+    );
+}
+
+#[test]
+fn a_first_line_of_megabytes_is_no_header_and_is_not_held() {
+    // rule: TRUST-07 (what a sender controls is bounded), CHECK-08
+    let c = orders();
+    for quoted in [false, true] {
+        let mut text = if quoted {
+            "\"".to_owned()
+        } else {
+            String::new()
+        };
+        text.push_str(&"a".repeat(3 << 20));
+        text.push_str("\n1\n");
+        let m = full(&c, 1).content_hash(sha256_bytes(text.as_bytes()));
+        for one_thread in [false, true] {
+            let r = check_rows(
+                text.as_bytes(),
+                Format::Csv,
+                &c,
+                &m.clone().build().unwrap(),
+                &options().hash_in_thread(!one_thread),
+            )
+            .unwrap();
+            // every byte is still hashed
+            assert_failed(&r, &["parse", "rows"]);
+            assert!(
+                detail(&r, "parse").starts_with(
+                    "line 1: the first line is longer than 1048576 bytes, and a header names \
+                     columns of at most 1024 bytes each"
+                ),
+                "{}",
+                detail(&r, "parse")
+            );
+            assert!(r.columns.is_empty());
+        }
+    }
+    // a column name over 1,024 bytes, in a header that is not too long
+    let name = "n".repeat(5000);
+    let r = csv(&format!("id,{name}\n1,x\n"), &c, full(&c, 1));
+    assert_eq!(
+        detail(&r, "parse"),
+        format!(
+            "line 1: the name of column 2 is \"{}…\" (5000 bytes): a column name is at most \
+             1024 bytes (CONTRACT-48)",
+            "n".repeat(64)
+        )
+    );
+}
+
+#[test]
+fn a_long_bad_value_is_shown_cut_with_its_length() {
+    // rule: CHECK-06, TRUST-07
+    let c = orders();
+    let bad = "x".repeat(1 << 20);
+    let r = csv(
+        &file(&[&format!("{bad},2026-10-26,,1,a,false")]),
+        &c,
+        full(&c, 1),
+    );
+    assert_eq!(
+        detail(&r, "parse"),
+        format!(
+            "line 2, column id: \"{}…\" (1048576 bytes) is not an int (-?[0-9]+ within 64 bits)",
+            "x".repeat(40)
+        )
+    );
+}
+
+#[test]
+fn an_integer_too_large_for_an_int_key_says_so() {
+    // rule: CHECK-06, WIRE-25
+    let c = orders();
+    let r = csv(
+        &file(&["99999999999999999999,2026-10-26,,1,a,false"]),
+        &c,
+        full(&c, 1),
+    );
+    assert_eq!(
+        detail(&r, "parse"),
+        "line 2, column id: \"99999999999999999999\" is an integer outside the 64-bit range of \
+         an int (-9223372036854775808 to 9223372036854775807); type larger keys as str (WIRE-25)"
+    );
+}

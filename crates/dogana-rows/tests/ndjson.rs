@@ -438,3 +438,67 @@ fn the_callback_gets_json_values_and_typed_bound_columns() {
         ]
     );
 }
+
+#[test]
+fn a_byte_order_mark_is_named() {
+    // rule: CHECK-06
+    let c = orders();
+    let text = format!("\u{feff}{}", lines(&[LIVE]));
+    let r = ndjson(&text, &c, changes(&c, 1, 0));
+    assert_failed(&r, &["parse", "rows"]);
+    assert_eq!(
+        detail(&r, "parse"),
+        "line 1: the line starts with a byte order mark (U+FEFF, the bytes EF BB BF), which \
+         JSON text does not have (RFC 8259 section 8.1): write the file without one"
+    );
+}
+
+#[test]
+fn an_integer_too_large_for_an_int_key_says_so_as_written() {
+    // rule: CHECK-06, WIRE-25
+    let c = orders();
+    for (written, shown) in [
+        ("9223372036854775808", "\"9223372036854775808\""),
+        (
+            "123456789012345678901234567890",
+            "\"123456789012345678901234567890\"",
+        ),
+        ("-9.3e18", "\"-9.3e18\""),
+    ] {
+        let line = LIVE.replace("\"id\":1", &format!("\"id\": {written}"));
+        let r = ndjson(&lines(&[&line]), &c, changes(&c, 1, 0));
+        assert_eq!(
+            detail(&r, "parse"),
+            format!(
+                "line 1, column id: {shown} is an integer outside the 64-bit range of an int \
+                 (-9223372036854775808 to 9223372036854775807); type larger keys as str (WIRE-25)"
+            )
+        );
+    }
+    // a fraction is not an integer at all
+    let line = LIVE.replace("\"id\":1", "\"id\":1.5");
+    let r = ndjson(&lines(&[&line]), &c, changes(&c, 1, 0));
+    assert!(
+        detail(&r, "parse").contains("\"1.5\" is not an int"),
+        "{}",
+        detail(&r, "parse")
+    );
+}
+
+#[test]
+fn a_key_of_megabytes_is_cut() {
+    // rule: CONTRACT-48, TRUST-07
+    let c = orders();
+    let key = "k".repeat(1 << 20);
+    let line = LIVE.replace("\"amount\"", &format!("\"{key}\""));
+    let r = ndjson(&lines(&[&line]), &c, changes(&c, 1, 0));
+    assert_eq!(
+        detail(&r, "parse"),
+        format!(
+            "line 1: key \"{}…\" (1048576 bytes) is not a column name: a column name is at most \
+             1024 bytes (CONTRACT-48)",
+            "k".repeat(64)
+        )
+    );
+    assert!(!r.columns.contains(&key));
+}

@@ -102,9 +102,12 @@ proptest! {
         live_off in -2i64..=2,
         tomb_off in -2i64..=2,
         shape in 0usize..3,
+        tail in 0usize..6,
     ) {
-        // rule: CHECK-18
-        let text = format!("{HEADER}{}", rows.concat());
+        // rule: CHECK-18, CHECK-02
+        // sometimes the file ends inside a quote (a truncated file)
+        let tail = ["", "", "", "5,2026-10-05,,1,\"cut", "\"", "6,2026-10-05,,\"1\n.5\",\"x\ny"][tail];
+        let text = format!("{HEADER}{}{tail}", rows.concat());
         let c = orders();
         // roughly what the rows hold, give or take, so that the counts are sometimes right
         let tombs = rows.iter().filter(|r| r.contains(",true")).count() as i64;
@@ -153,5 +156,36 @@ fn clean_rows_keyed_by_date_or_datetime_count_as_the_row_by_row_path_does() {
         // the hours repeat after 24 rows: the datetime key has 4 repeats, the date key none
         let repeats = usize::from(key == "updated_at");
         assert_eq!(clean.check("keys").unwrap().passed(), repeats == 0, "{key}");
+    }
+}
+
+#[test]
+fn a_file_ending_inside_quotes_gives_the_same_report_on_every_path() {
+    // rule: CHECK-02, CHECK-18
+    // files of several 512 KiB chunks, the unterminated quote opening in the first chunk (it
+    // then spans every later one), near a chunk boundary, and in the last chunk
+    let c = orders();
+    let row = "17,2026-10-26,2026-10-26T10:30:00Z,1.5,some customer,false\n";
+    let rows = (1 << 20) * 3 / 2 / row.len();
+    for open_at in [10, rows / 3, (512 << 10) / row.len(), rows - 1] {
+        let mut text = HEADER.to_owned();
+        for i in 0..rows {
+            if i == open_at {
+                text.push_str("9,2026-10-26,,1,\"never closed,");
+            }
+            text.push_str(&row.replacen("17", &i.to_string(), 1));
+        }
+        let m = full(&c, rows as u64).build().unwrap();
+        let [clean, row_by_row, one_thread] = three_ways(&text, &c, &m);
+        assert_eq!(clean, row_by_row, "{open_at}");
+        assert_eq!(clean, one_thread, "{open_at}");
+        let parse = clean.check("parse").unwrap().detail().to_owned();
+        let line = open_at + 2;
+        assert!(
+            parse.contains(&format!(
+                "line {line}: the file ends inside the quoted field opened on line {line}"
+            )),
+            "{open_at}: {parse}"
+        );
     }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dogana::{Contract, Outcome, Receipt, Wire};
-use dogana_receiver::sql::{ident_list, quote_ident, row_value};
+use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident, row_value};
 use dogana_receiver::{
     Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
     StoreError, Txn,
@@ -595,29 +595,7 @@ impl Backend for Sqlite {
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
         let (srows, stombs) = staging(table);
-        let t = quote_ident(table);
-        let w = quote_ident(q.column);
-        let on_rows: Vec<String> = q
-            .key
-            .iter()
-            .zip(q.staged_key)
-            .map(|(k, i)| format!("p.{} = s.c{i}", quote_ident(k)))
-            .collect();
-        let on_tombs: Vec<String> = q
-            .key
-            .iter()
-            .enumerate()
-            .map(|(i, k)| format!("p.{} = s.k{i}", quote_ident(k)))
-            .collect();
-        let pk = ident_list(q.key.iter().map(String::as_str), "p.");
-        let outside = format!("(p.{w} IS NULL OR p.{w} < ?1 OR p.{w} > ?2)");
-        let hits = format!(
-            "SELECT {pk}, p.{w} FROM {srows} s JOIN main.{t} p ON {} WHERE {outside}
-             UNION ALL
-             SELECT {pk}, p.{w} FROM {stombs} s JOIN main.{t} p ON {} WHERE {outside}",
-            on_rows.join(" AND "),
-            on_tombs.join(" AND ")
-        );
+        let hits = keys_outside_query(table, q, &srows, &stombs);
         let lo = datum_sql(&Datum::of_value(&q.window.low, true));
         let hi = datum_sql(&Datum::of_value(&q.window.high, true));
         let count: i64 = self
@@ -792,5 +770,60 @@ impl Backend for Sqlite {
             );
         }
         Ok(rows)
+    }
+
+    fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        let exists: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'dogana_groups'",
+                [],
+                |r| r.get(0),
+            )
+            .sql()?;
+        if exists == 0 {
+            return Ok(None);
+        }
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT table_name FROM dogana_groups WHERE group_id =
+                 (SELECT group_id FROM dogana_groups WHERE table_name = ?1) ORDER BY table_name",
+            )
+            .sql()?;
+        let tables = stmt
+            .query_map([table.to_ascii_lowercase()], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .sql()?;
+        Ok(if tables.is_empty() {
+            None
+        } else {
+            Some(tables)
+        })
+    }
+
+    fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+        // the group's first table names it; one row per table, so a table has one group
+        self.conn
+            .execute_batch(
+                "CREATE TABLE IF NOT EXISTS dogana_groups (
+                    table_name TEXT PRIMARY KEY NOT NULL,
+                    group_id   TEXT NOT NULL
+                 )",
+            )
+            .sql()?;
+        let Some(id) = tables.first() else {
+            return Ok(());
+        };
+        for t in tables {
+            self.conn
+                .execute(
+                    "INSERT INTO dogana_groups (table_name, group_id) VALUES (?1, ?2)
+                     ON CONFLICT (table_name) DO UPDATE SET group_id = excluded.group_id",
+                    [t, id],
+                )
+                .sql()?;
+        }
+        Ok(())
     }
 }

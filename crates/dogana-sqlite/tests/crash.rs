@@ -18,3 +18,17 @@ fn crash_child() {
 fn sigkill_at_random_points_leaves_old_or_new_state() {
     dogana_receiver::crash::parent::<Sqlite>(CHILD, "crash_child", 240);
 }
+
+const GROUP_CHILD: &str = "DOGANA_SQLITE_GROUP_CRASH_CHILD";
+
+/// The group child: does nothing unless the group parent started it.
+#[test]
+fn group_crash_child() {
+    dogana_receiver::crash::group_child::<Sqlite>(GROUP_CHILD);
+}
+
+#[test]
+fn a_group_commit_killed_leaves_every_table_old_or_every_table_new() {
+    // rule: GROUP-16
+    dogana_receiver::crash::group_parent::<Sqlite>(GROUP_CHILD, "group_crash_child", 100);
+}

@@ -29,6 +29,9 @@ use std::time::Duration;
 
 pub use dogana_receiver::{AnyStore, StoreError};
 
+/// An opened store, whatever its backend; it may move to another thread.
+pub type Opened = Box<dyn AnyStore + Send>;
+
 /// A backend a spec can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -169,16 +172,12 @@ impl OpenOptions {
 
 /// Opens the store a spec names: for writing (creating it when missing) or for reading only
 /// (nothing in it changes; a missing store, or one that is not a dogana store, is refused).
-pub fn open(spec: &Spec, write: bool) -> Result<Box<dyn AnyStore>, StoreError> {
+pub fn open(spec: &Spec, write: bool) -> Result<Opened, StoreError> {
     open_with(spec, write, &OpenOptions::default())
 }
 
 /// [`open`] with options.
-pub fn open_with(
-    spec: &Spec,
-    write: bool,
-    options: &OpenOptions,
-) -> Result<Box<dyn AnyStore>, StoreError> {
+pub fn open_with(spec: &Spec, write: bool, options: &OpenOptions) -> Result<Opened, StoreError> {
     use dogana_receiver::{Open, Store};
     let backend = spec.backend();
     if !backend.built() {

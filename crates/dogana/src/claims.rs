@@ -103,18 +103,20 @@ impl RegionClaim {
 }
 
 impl fmt::Display for RegionClaim {
-    /// The command line's region line (CLI-24).
+    /// The command line's region line (CLI-24). Written piece by piece: `dogana claims` prints
+    /// one per region.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let date = |t: Option<Timestamp>| t.map_or("unknown".to_owned(), |t| t.to_string());
-        write!(
-            f,
-            "{} {}: {}; complete as of {}; deletions as of {}",
-            self.table,
-            self.region.interval(),
-            self.state,
-            date(self.region.complete_as_of()),
-            date(self.region.deletions_as_of())
-        )
+        let date = |f: &mut fmt::Formatter<'_>, t: Option<Timestamp>| match t {
+            Some(t) => fmt::Display::fmt(&t, f),
+            None => f.write_str("unknown"),
+        };
+        f.write_str(&self.table)?;
+        f.write_str(" ")?;
+        self.region.write_interval(f)?;
+        write!(f, ": {}; complete as of ", self.state)?;
+        date(f, self.region.complete_as_of())?;
+        f.write_str("; deletions as of ")?;
+        date(f, self.region.deletions_as_of())
     }
 }
 
@@ -194,14 +196,119 @@ impl Claims {
 
     /// The table line of the command line (CLI-26): `<table>: <state>; exact at <p>`.
     pub fn summary(&self, table: &str) -> String {
-        match self.exact_as_of() {
-            Some(p) => format!("{table}: {}; exact at {p}", self.state()),
-            None => format!("{table}: {}; exact at no single instant", self.state()),
-        }
+        summary(table, self.state(), self.exact_as_of())
+    }
+}
+
+fn summary(table: &str, state: State, exact_as_of: Option<Timestamp>) -> String {
+    match exact_as_of {
+        Some(p) => format!("{table}: {state}; exact at {p}"),
+        None => format!("{table}: {state}; exact at no single instant"),
+    }
+}
+
+/// The table-level state and exact instant of claims, gathered one region at a time.
+struct Summary {
+    state: Option<State>,
+    /// `None` before the first region; then the instant every region so far is exact at.
+    exact: Option<Option<Timestamp>>,
+}
+
+impl Summary {
+    fn add(&mut self, r: &Region, state: State) {
+        self.state = Some(self.state.map_or(state, |s| s.min(state)));
+        let exact_at = |p: Timestamp| {
+            r.dates()
+                .is_some_and(|d| d.complete_as_of() == p && d.deletions_as_of() == p)
+        };
+        self.exact = Some(match self.exact {
+            None => r
+                .dates()
+                .map(|d| d.complete_as_of())
+                .filter(|p| exact_at(*p)),
+            Some(p) => p.filter(|p| exact_at(*p)),
+        });
     }
 }
 
 impl Ledger {
+    /// Like [`Ledger::claims`], but hands each region's claim to `each`, in order, instead of
+    /// collecting them, and returns the table line [`Claims::summary`] gives for the same
+    /// claims. A reader that prints the claims of a large ledger holds one at a time.
+    ///
+    /// ```
+    /// # use dogana::{Contract, Duration, Ledger, LogicalType, Shape, State};
+    /// let c = Contract::builder("t", ["id"]).shape("full", Shape::full())
+    ///     .column("id", LogicalType::Int).build().unwrap();
+    /// let mut lines = Vec::new();
+    /// let at = "2026-10-25T00:00:00Z".parse().unwrap();
+    /// let table = Ledger::new(c).each_claim(at, Duration::MAX, None, |r| lines.push(r.to_string())).unwrap();
+    /// assert_eq!(lines, ["t (-inf, +inf): unknown; complete as of unknown; deletions as of unknown"]);
+    /// assert_eq!(table, "t: unknown; exact at no single instant");
+    /// ```
+    pub fn each_claim(
+        &self,
+        now: Timestamp,
+        limit: Duration,
+        window: Option<&Window>,
+        mut each: impl FnMut(&RegionClaim),
+    ) -> Result<String, InvalidContract> {
+        let table = self.contract().table();
+        let mut summary = Summary {
+            state: None,
+            exact: None,
+        };
+        let mut claim = RegionClaim::new(table, Region::unbounded(), State::Unknown);
+        let mut one = |r: Region| {
+            claim.state = State::of(&r, now, limit);
+            claim.region = r;
+            summary.add(&claim.region, claim.state);
+            each(&claim);
+        };
+        match window {
+            None => self.for_each_region(&mut one),
+            Some(w) => {
+                self.check_claims_window(w)?;
+                self.regions_in(w).into_iter().for_each(&mut one);
+            }
+        }
+        Ok(self::summary(
+            table,
+            summary.state.unwrap_or(State::Unknown),
+            summary.exact.flatten(),
+        ))
+    }
+
+    fn check_claims_window(&self, w: &Window) -> Result<(), InvalidContract> {
+        let t = self.contract().window_type().ok_or_else(|| {
+            invalid(
+                "window",
+                w,
+                "CLAIMS-03",
+                "this table has no window column, so claims cannot be cut to a window",
+            )
+        })?;
+        for v in [&w.low, &w.high] {
+            if v.logical_type() != t {
+                return Err(invalid(
+                    "window",
+                    v,
+                    "CLAIMS-03",
+                    format!("a window is typed by the window column, {t}"),
+                ));
+            }
+        }
+        if w.low > w.high {
+            return Err(invalid(
+                "window",
+                w,
+                "DOMAIN-18",
+                "a window's low end is not after its high end",
+            ));
+        }
+        Ok(())
+    }
+
     /// The ledger's claims at the reader's `now` (CLAIMS-01): every region, cut to `window` if
     /// given, with its state under freshness `limit`. `Duration::MAX` expires nothing
     /// (CLAIMS-05).
@@ -223,32 +330,7 @@ impl Ledger {
         let regions = match window {
             None => self.regions(),
             Some(w) => {
-                let t = self.contract().window_type().ok_or_else(|| {
-                    invalid(
-                        "window",
-                        w,
-                        "CLAIMS-03",
-                        "this table has no window column, so claims cannot be cut to a window",
-                    )
-                })?;
-                for v in [&w.low, &w.high] {
-                    if v.logical_type() != t {
-                        return Err(invalid(
-                            "window",
-                            v,
-                            "CLAIMS-03",
-                            format!("a window is typed by the window column, {t}"),
-                        ));
-                    }
-                }
-                if w.low > w.high {
-                    return Err(invalid(
-                        "window",
-                        w,
-                        "DOMAIN-18",
-                        "a window's low end is not after its high end",
-                    ));
-                }
+                self.check_claims_window(w)?;
                 self.regions_in(w)
             }
         };

@@ -2,6 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use dogana_json::{quoted, SHOWN};
+
 use crate::error::{invalid, InvalidContract};
 use crate::manifest::ManifestBuilder;
 use crate::shape::{Checkpoint, Coverage, Deletions, Shape};
@@ -110,11 +112,35 @@ pub fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// The longest name a contract or manifest may hold (a table, a column, a shape) and the
+/// longest generation token, in bytes: a sender's document cannot make a receiver store, nor a
+/// receipt carry, a name of megabytes (CONTRACT-48, MAN-09; see docs/decisions.md).
+pub const NAME_MAX: usize = 1024;
+
+/// Refuses a name longer than [`NAME_MAX`] bytes, showing only its start.
+pub(crate) fn check_length(
+    field: &str,
+    name: &str,
+    what: &str,
+    rule: &'static str,
+) -> Result<(), InvalidContract> {
+    if name.len() > NAME_MAX {
+        return Err(invalid(
+            field,
+            quoted(name, SHOWN),
+            rule,
+            format!("{what} is at most {NAME_MAX} bytes"),
+        ));
+    }
+    Ok(())
+}
+
 fn check_name(field: &str, name: &str, rule: &'static str) -> Result<(), InvalidContract> {
+    check_length(field, name, "a name", "CONTRACT-48")?;
     if name.is_empty() || name.chars().any(char::is_control) {
         return Err(invalid(
             field,
-            format!("{name:?}"),
+            quoted(name, SHOWN),
             rule,
             "a name is nonempty and has no control characters",
         ));
@@ -248,7 +274,7 @@ impl Contract {
             if !seen.insert(k) {
                 return Err(invalid(
                     "key",
-                    format!("{k:?}"),
+                    quoted(k, SHOWN),
                     "CONTRACT-14",
                     "key columns are distinct",
                 ));
@@ -271,6 +297,9 @@ impl Contract {
                 check_name(field, c, "CONTRACT-05")?;
             }
         }
+        for col in self.types.keys() {
+            check_length("types", col, "a name", "CONTRACT-48")?;
+        }
         self.check_types()?;
         self.check_columns()?;
         for (name, shape) in &self.shapes {
@@ -290,7 +319,7 @@ impl Contract {
             if !is_sha256_hex(hash) {
                 return Err(invalid(
                     "schema_hash",
-                    format!("{hash:?}"),
+                    quoted(hash, SHOWN),
                     "CONTRACT-21",
                     "a column hash is 64 lowercase hexadecimal characters (a SHA-256)",
                 ));
@@ -390,7 +419,7 @@ impl Contract {
             {
                 return Err(invalid(
                     "deleted_column",
-                    format!("{d:?}"),
+                    dogana_json::quoted(d, crate::NAME_MAX),
                     "CONTRACT-11",
                     "the deleted column differs from every key column, the window column and the cursor column",
                 ));
@@ -400,7 +429,7 @@ impl Contract {
             if w == c {
                 return Err(invalid(
                     "cursor_column",
-                    format!("{c:?}"),
+                    dogana_json::quoted(c, crate::NAME_MAX),
                     "CONTRACT-14",
                     "a window value never changes and a cursor moves with every change, so one column cannot be both",
                 ));
@@ -420,7 +449,7 @@ impl Contract {
             (Some(w), false) => {
                 return Err(invalid(
                     "window_column",
-                    format!("{w:?}"),
+                    dogana_json::quoted(w, crate::NAME_MAX),
                     "CONTRACT-12",
                     "a contract has a window column exactly when one of its shapes covers a window",
                 ))
@@ -437,7 +466,7 @@ impl Contract {
             )),
             (Some(d), false) => Err(invalid(
                 "deleted_column",
-                format!("{d:?}"),
+                dogana_json::quoted(d, crate::NAME_MAX),
                 "CONTRACT-13",
                 "a contract has a deleted column exactly when one of its shapes delivers tombstones",
             )),

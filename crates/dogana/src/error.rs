@@ -27,8 +27,30 @@ pub struct Problem {
     pub reason: String,
 }
 
+/// The most bytes a [`Problem`]'s field, value or reason keeps: far more than any valid name
+/// (at most [`NAME_MAX`](crate::NAME_MAX) bytes) quoted takes, so no message built from valid
+/// declarations is cut, and a value of megabytes never becomes a message (or a check's detail,
+/// or a receipt) of megabytes.
+pub const PROBLEM_TEXT_MAX: usize = 8192;
+
+/// `text` cut at a character boundary to [`PROBLEM_TEXT_MAX`] bytes, with its length.
+fn bounded(mut text: String) -> String {
+    if text.len() > PROBLEM_TEXT_MAX {
+        let len = text.len();
+        let mut at = PROBLEM_TEXT_MAX;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        text.truncate(at);
+        text.push_str(&format!("… ({len} bytes)"));
+    }
+    text
+}
+
 impl Problem {
-    /// A problem with `field` holding `value`, refused by `rule` because of `reason`.
+    /// A problem with `field` holding `value`, refused by `rule` because of `reason`. Each
+    /// text is kept to [`PROBLEM_TEXT_MAX`] bytes; show a value a sender wrote with
+    /// [`quoted`](crate::quoted), which cuts it much shorter.
     pub fn new(
         field: impl Into<String>,
         value: impl fmt::Display,
@@ -36,10 +58,10 @@ impl Problem {
         reason: impl Into<String>,
     ) -> Problem {
         Problem {
-            field: field.into(),
-            value: value.to_string(),
+            field: bounded(field.into()),
+            value: bounded(value.to_string()),
             rule,
-            reason: reason.into(),
+            reason: bounded(reason.into()),
         }
     }
 }

@@ -2,8 +2,12 @@
 //! records the decision as a receipt.
 
 use std::fmt;
+use std::sync::Arc;
+
+use dogana_json::Quoted;
 
 use crate::contract::Contract;
+use crate::contract::NAME_MAX;
 use crate::error::{InconsistentPublication, Problem};
 use crate::ledger::Ledger;
 use crate::manifest::Manifest;
@@ -124,6 +128,32 @@ pub struct Receipt {
     pub(crate) publication_id: String,
     pub(crate) ledger_identity: String,
     pub(crate) transition: Option<Transition>,
+    pub(crate) decided: Decided,
+}
+
+/// For a receipt the gate has just given: the ledger it was decided on and the ledger the
+/// acceptance leaves, so that [`Ledger::follow`] on that same ledger need not apply the
+/// manifest and hash the result again. Not part of the receipt's value: equality, the wire
+/// form and the identity ignore it, and a receipt read from a document has none.
+#[derive(Clone, Default)]
+pub(crate) struct Decided(Option<Arc<(Ledger, Ledger)>>);
+
+impl PartialEq for Decided {
+    fn eq(&self, _: &Decided) -> bool {
+        true
+    }
+}
+
+impl Eq for Decided {}
+
+impl fmt::Debug for Decided {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Decided(..)"
+        } else {
+            "Decided"
+        })
+    }
 }
 
 impl Receipt {
@@ -254,10 +284,10 @@ impl Gate {
                 checks.push(Check::pass(
                     "manifest",
                     format!(
-                        "{} read of {:?} through shape {:?}",
+                        "{} read of {} through shape {}",
                         describe(shape),
-                        manifest.table,
-                        manifest.shape
+                        Quoted::new(&manifest.table, NAME_MAX),
+                        Quoted::new(&manifest.shape, NAME_MAX)
                     ),
                 ));
                 true
@@ -331,6 +361,7 @@ impl Gate {
                     .to_owned(),
                 ledger_identity: next.identity(),
                 transition: Some(transition),
+                decided: Decided(Some(Arc::new((ledger.clone(), next)))),
             },
             _ => Gate::rejection(ledger, manifest, checks, now, source),
         }
@@ -354,6 +385,7 @@ impl Gate {
             publication_id: ledger.publication_id().unwrap_or(NO_PUBLICATION).to_owned(),
             ledger_identity: ledger.identity(),
             transition: None,
+            decided: Decided::default(),
         }
     }
 
@@ -428,6 +460,12 @@ impl Ledger {
                     self.publication_id().unwrap_or("None")
                 ),
             ));
+        }
+        if let Some((base, next)) = receipt.decided.0.as_deref() {
+            // The gate decided this receipt on this very ledger: its result is this one's.
+            if base.is_same(self) {
+                return Ok(next.clone());
+            }
         }
         let under = if receipt.contract == *self.contract() {
             self.clone()

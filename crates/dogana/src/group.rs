@@ -139,7 +139,7 @@ impl Group {
 
     fn names(&self) -> String {
         self.tables()
-            .map(|t| format!("{t:?}"))
+            .map(|t| dogana_json::quoted(t, crate::NAME_MAX))
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -158,14 +158,14 @@ impl Group {
             let Some(k) = self.index_of(table) else {
                 return Err(refuse(
                     format!("{field}[{i}]"),
-                    format!("{table:?}"),
+                    dogana_json::quoted(table, crate::NAME_MAX),
                     format!("the group has no such table; it has {}", self.names()),
                 ));
             };
             if slots[k].is_some() {
                 return Err(refuse(
                     format!("{field}[{i}]"),
-                    format!("{table:?}"),
+                    dogana_json::quoted(table, crate::NAME_MAX),
                     format!(
                         "table {:?} has one {} in a group, and this is a second",
                         self.contracts[k].table(),
@@ -224,14 +224,14 @@ impl Group {
             let Some(k) = self.index_of(key) else {
                 return Err(refuse(
                     format!("{field}.{key}"),
-                    format!("{key:?}"),
+                    dogana_json::quoted(key, crate::NAME_MAX),
                     format!("the group has no such table; it has {}", self.names()),
                 ));
             };
             if out[k].is_some() {
                 return Err(refuse(
                     format!("{field}.{key}"),
-                    format!("{key:?}"),
+                    dogana_json::quoted(key, crate::NAME_MAX),
                     format!(
                         "two keys name table {:?}, ignoring case",
                         self.contracts[k].table()

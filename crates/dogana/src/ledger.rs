@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::ops::Bound;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use imbl::OrdMap;
 use sha2::{Digest, Sha256};
@@ -221,33 +221,53 @@ impl Region {
     /// The interval as the command line prints it (CLI-25): `[` or `(` by the open flags,
     /// `-inf` and `+inf` for unbounded ends, integer and date bounds always closed.
     pub fn interval(&self) -> String {
-        let shown = |v: &Value, open: bool, low: bool| -> (String, bool) {
+        let mut out = String::new();
+        self.write_interval(&mut out).expect("writing to a String");
+        out
+    }
+
+    /// Writes [`Region::interval`] without building it.
+    pub(crate) fn write_interval(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        // An open integer or date end is shown closed, at its neighbour, where it has one.
+        let shown = |v: &Value, open: bool, low: bool| -> (Option<Value>, bool) {
             match v {
                 Value::Int(_) | Value::Date(_) if open => {
-                    let n = if low { v.successor() } else { v.predecessor() };
-                    match n {
-                        Some(n) => (n.to_string(), false),
-                        None => (v.to_string(), true),
+                    match if low { v.successor() } else { v.predecessor() } {
+                        Some(n) => (Some(n), false),
+                        None => (None, true),
                     }
                 }
-                _ => (v.to_string(), open),
+                _ => (None, open),
             }
         };
-        let (l, lb) = match &self.low {
-            None => ("-inf".to_owned(), '('),
+        match &self.low {
+            None => out.write_str("(-inf")?,
             Some(v) => {
-                let (s, open) = shown(v, self.low_open, true);
-                (s, if open { '(' } else { '[' })
+                let (n, open) = shown(v, self.low_open, true);
+                out.write_char(if open { '(' } else { '[' })?;
+                write!(out, "{}", n.as_ref().unwrap_or(v))?;
             }
-        };
-        let (h, hb) = match &self.high {
-            None => ("+inf".to_owned(), ')'),
+        }
+        out.write_str(", ")?;
+        match &self.high {
+            None => out.write_str("+inf)"),
             Some(v) => {
-                let (s, open) = shown(v, self.high_open, false);
-                (s, if open { ')' } else { ']' })
+                let (n, open) = shown(v, self.high_open, false);
+                write!(out, "{}", n.as_ref().unwrap_or(v))?;
+                out.write_char(if open { ')' } else { ']' })
             }
-        };
-        format!("{lb}{l}, {h}{hb}")
+        }
+    }
+
+    /// The one region of a new ledger: unbounded, unknown.
+    pub(crate) fn unbounded() -> Region {
+        Region {
+            low: None,
+            high: None,
+            low_open: true,
+            high_open: true,
+            dates: None,
+        }
     }
 }
 
@@ -262,6 +282,101 @@ impl fmt::Display for Region {
             date(self.deletions_as_of())
         )
     }
+}
+
+/// The evidence from one point of the ledger up to the next, and the identity bytes of the
+/// region it starts, written once and shared by every ledger that shares the point.
+///
+/// A region's bytes depend on its point and on the next point's start (its high end). An
+/// operation that changes a point's successor (a split after it, a merge of the point after
+/// it) replaces the point with a new one, so that the bytes are written again; the bytes
+/// also record the successor they were written for, and are not used for any other.
+#[derive(Clone)]
+struct Point(Arc<PointData>);
+
+struct PointData {
+    dates: Option<Dates>,
+    bytes: OnceLock<RegionBytes>,
+}
+
+/// The RFC 8785 text of a region's identity form (WIRE-18, WIRE-22), preceded by the comma
+/// that separates it from the previous region unless it is the first.
+struct RegionBytes {
+    next: Option<Start>,
+    bytes: Box<[u8]>,
+}
+
+impl Point {
+    fn new(dates: Option<Dates>) -> Point {
+        Point(Arc::new(PointData {
+            dates,
+            bytes: OnceLock::new(),
+        }))
+    }
+
+    fn dates(&self) -> Option<Dates> {
+        self.0.dates
+    }
+
+    /// Appends the region's bytes to `out`: the cached ones, written on first use (a ledger
+    /// read only for its claims never needs them), or fresh ones for another successor.
+    fn write_identity(&self, start: &Start, next: Option<&Start>, sink: &mut impl FnMut(&[u8])) {
+        let cached = self.0.bytes.get_or_init(|| RegionBytes {
+            next: next.cloned(),
+            bytes: region_identity(start, self.0.dates, next).into_boxed_slice(),
+        });
+        if cached.next.as_ref() == next {
+            sink(&cached.bytes);
+        } else {
+            debug_assert!(false, "a point whose successor changed is replaced");
+            sink(&region_identity(start, self.0.dates, next));
+        }
+    }
+}
+
+impl PartialEq for Point {
+    fn eq(&self, other: &Point) -> bool {
+        self.0.dates == other.0.dates
+    }
+}
+
+impl Eq for Point {}
+
+/// The identity bytes of the region from `start` to just below `next`, with its leading comma
+/// unless it is the first; the spelling of [`Ledger::region_at`], keys in UTF-16 order.
+fn region_identity(start: &Start, dates: Option<Dates>, next: Option<&Start>) -> Vec<u8> {
+    use crate::wire::{write_identity_stamp, write_identity_value};
+    let mut out = String::with_capacity(256);
+    if *start != Start::Min {
+        out.push(',');
+    }
+    out.push_str("{\"complete_as_of\":");
+    write_identity_stamp(&mut out, dates.map(Dates::complete_as_of));
+    out.push_str(",\"deletions_as_of\":");
+    write_identity_stamp(&mut out, dates.map(Dates::deletions_as_of));
+    out.push_str(",\"high\":");
+    match next {
+        None | Some(Start::Min) => out.push_str("null,\"high_open\":true"),
+        Some(Start::At(n)) => match n.predecessor() {
+            Some(p) => {
+                write_identity_value(&mut out, &p);
+                out.push_str(",\"high_open\":false");
+            }
+            None => {
+                write_identity_value(&mut out, n);
+                out.push_str(",\"high_open\":true");
+            }
+        },
+    }
+    out.push_str(",\"kind\":\"Region\",\"low\":");
+    match start {
+        Start::Min => out.push_str("null,\"low_open\":true}"),
+        Start::At(v) => {
+            write_identity_value(&mut out, v);
+            out.push_str(",\"low_open\":false}");
+        }
+    }
+    out.into_bytes()
 }
 
 /// The span of the window column a delivery covers.
@@ -297,9 +412,14 @@ enum Span {
 pub struct Ledger {
     contract: Arc<Contract>,
     contract_identity: Arc<str>,
-    points: OrdMap<Start, Option<Dates>>,
+    /// The RFC 8785 text of the contract's identity form, which opens the ledger's.
+    contract_jcs: Arc<[u8]>,
+    points: OrdMap<Start, Point>,
     generation: Option<Position>,
     publication_id: Option<String>,
+    /// The ledger's identity once computed: a receiver asks for it more than once per
+    /// decision. Every change to the fields above makes a new, empty cell ([`Ledger::changed`]).
+    identity: OnceLock<Arc<str>>,
 }
 
 impl PartialEq for Ledger {
@@ -357,14 +477,72 @@ fn refuse(
 impl Ledger {
     /// A new ledger: one unbounded unknown region, no position, no publication (LEDGER-02).
     pub fn new(contract: Contract) -> Ledger {
-        let contract_identity: Arc<str> = contract.identity().into();
+        let (contract_identity, contract_jcs) = contract_identity(&contract);
         Ledger {
             contract: Arc::new(contract),
             contract_identity,
-            points: OrdMap::unit(Start::Min, None),
+            contract_jcs,
+            points: OrdMap::unit(Start::Min, Point::new(None)),
             generation: None,
             publication_id: None,
+            identity: OnceLock::new(),
         }
+    }
+
+    /// Whether `other` is this ledger, or a clone of it (the same shared regions): cheaper
+    /// than equality, and never true for two ledgers that differ.
+    pub(crate) fn is_same(&self, other: &Ledger) -> bool {
+        self.points.ptr_eq(&other.points)
+            && self.generation == other.generation
+            && self.publication_id == other.publication_id
+            && (Arc::ptr_eq(&self.contract, &other.contract) || self.contract == other.contract)
+    }
+
+    /// Forgets the cached identity of a ledger about to change.
+    fn changed(&mut self) {
+        self.identity = OnceLock::new();
+    }
+
+    /// The ledger's identity (LEDGER-15), computed once.
+    pub(crate) fn cached_identity(&self) -> &str {
+        self.identity.get_or_init(|| {
+            let mut hasher = Sha256::new();
+            self.write_identity_json(|bytes| hasher.update(bytes));
+            hex(&hasher.finalize()).into()
+        })
+    }
+
+    /// Streams the RFC 8785 text of the identity form (WIRE-18, WIRE-19) to `sink`, in pieces
+    /// of up to 64 KiB: the header, each region's cached bytes, the trailer. Keys are in UTF-16
+    /// order: contract, generation, kind, publication_id, regions.
+    pub(crate) fn write_identity_json(&self, mut sink: impl FnMut(&[u8])) {
+        let mut out: Vec<u8> = Vec::with_capacity(self.contract_jcs.len() + 256);
+        let mut header = String::with_capacity(128);
+        header.push_str("{\"contract\":");
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(&self.contract_jcs);
+        header.clear();
+        if let Some(g) = &self.generation {
+            header.push_str(",\"generation\":");
+            match g {
+                Position::Token(t) => dogana_json::write_jcs_string(&mut header, t),
+                Position::Sequence(n) => header.push_str(&n.to_string()),
+            }
+        }
+        header.push_str(",\"kind\":\"Ledger\"");
+        if let Some(p) = &self.publication_id {
+            header.push_str(",\"publication_id\":");
+            dogana_json::write_jcs_string(&mut header, p);
+        }
+        header.push_str(",\"regions\":[");
+        out.extend_from_slice(header.as_bytes());
+        sink(&out);
+        let mut iter = self.points.iter().peekable();
+        while let Some((start, point)) = iter.next() {
+            let next = iter.peek().map(|(n, _)| *n);
+            point.write_identity(start, next, &mut sink);
+        }
+        sink(b"]}");
     }
 
     /// The contract in force.
@@ -398,7 +576,7 @@ impl Ledger {
     }
 
     fn first_dates(&self) -> Option<Dates> {
-        self.points.get_min().and_then(|(_, d)| *d)
+        self.points.get_min().and_then(|(_, p)| p.dates())
     }
 
     /// The regions, in order, as a view of the points.
@@ -435,6 +613,15 @@ impl Ledger {
         }
     }
 
+    /// Every region in order, one at a time.
+    pub(crate) fn for_each_region(&self, mut each: impl FnMut(Region)) {
+        let mut iter = self.points.iter().peekable();
+        while let Some((k, d)) = iter.next() {
+            let next = iter.peek().map(|(n, _)| *n);
+            each(self.region_at(k, d.dates(), next));
+        }
+    }
+
     fn regions_between(&self, span: &Span) -> Vec<Region> {
         let (first, end) = match span {
             Span::All => (Start::Min, None),
@@ -456,7 +643,7 @@ impl Ledger {
                 Some((n, _)) => Some((*n).clone()),
                 None => next_point(&self.points, k),
             };
-            out.push(self.region_at(k, *d, next.as_ref()));
+            out.push(self.region_at(k, d.dates(), next.as_ref()));
         }
         out
     }
@@ -492,6 +679,7 @@ impl Ledger {
         self.admit(shape, manifest, &covered)?;
         let t = manifest.produced_at;
         let mut next = self.clone();
+        next.changed();
         let effect = |d: Option<Dates>| -> Option<Dates> {
             let Some(old) = d else {
                 // Only complete reads and the first append reach unknown regions.
@@ -528,13 +716,13 @@ impl Ledger {
         };
         match &span {
             Span::All if shape.is_complete() || self.contract.is_keyless() => {
-                next.points = OrdMap::unit(Start::Min, Some(Dates::exact(t)));
+                next.points = OrdMap::unit(Start::Min, Point::new(Some(Dates::exact(t))));
             }
             Span::All => {
                 let keys: Vec<Start> = next.points.keys().cloned().collect();
                 for k in keys {
-                    let d = next.points[&k];
-                    next.points.insert(k, effect(d));
+                    let d = next.points[&k].dates();
+                    next.points.insert(k, Point::new(effect(d)));
                 }
                 next.merge(&Start::Min, None);
             }
@@ -550,8 +738,8 @@ impl Ledger {
                     .map(|(k, _)| k.clone())
                     .collect();
                 for k in keys {
-                    let d = next.points[&k];
-                    next.points.insert(k, effect(d));
+                    let d = next.points[&k].dates();
+                    next.points.insert(k, Point::new(effect(d)));
                 }
                 next.merge(lo, end.as_ref());
             }
@@ -740,8 +928,16 @@ impl Ledger {
 
     fn split(&mut self, at: &Start) {
         if !self.points.contains_key(at) {
-            let d = self.points.get_prev(at).and_then(|(_, d)| *d);
-            self.points.insert(at.clone(), d);
+            let Some((before, d)) = self
+                .points
+                .get_prev(at)
+                .map(|(k, p)| (k.clone(), p.dates()))
+            else {
+                unreachable!("the first point is the domain's least value")
+            };
+            // `before` now ends below `at`: a new point, so its bytes are written again.
+            self.points.insert(before, Point::new(d));
+            self.points.insert(at.clone(), Point::new(d));
         }
     }
 
@@ -758,14 +954,24 @@ impl Ledger {
             .points
             .range::<_, Start>((Bound::Unbounded, Bound::Excluded(from)))
             .next_back()
-            .map(|(_, d)| *d);
+            .map(|(k, p)| (k.clone(), p.dates()));
+        let mut extended = Vec::new();
         for k in keys {
-            let d = self.points[&k];
-            if k != Start::Min && previous == Some(d) {
-                self.points.remove(&k);
-            } else {
-                previous = Some(d);
+            let d = self.points[&k].dates();
+            match &previous {
+                Some((before, pd)) if k != Start::Min && *pd == d => {
+                    self.points.remove(&k);
+                    if extended.last() != Some(before) {
+                        extended.push(before.clone());
+                    }
+                }
+                _ => previous = Some((k, d)),
             }
+        }
+        // A point whose region now reaches further is new, so its bytes are written again.
+        for k in extended {
+            let d = self.points[&k].dates();
+            self.points.insert(k, Point::new(d));
         }
     }
 
@@ -783,13 +989,15 @@ impl Ledger {
                 ));
             }
         }
-        let contract_identity: Arc<str> = contract.identity().into();
+        let (contract_identity, contract_jcs) = contract_identity(&contract);
         let mut next = self.clone();
+        next.changed();
         if self.contract.window_type() != contract.window_type() {
-            next.points = OrdMap::unit(Start::Min, None);
+            next.points = OrdMap::unit(Start::Min, Point::new(None));
         }
         next.contract = Arc::new(contract);
         next.contract_identity = contract_identity;
+        next.contract_jcs = contract_jcs;
         Ok(next)
     }
 
@@ -801,100 +1009,139 @@ impl Ledger {
         generation: Option<Position>,
         publication_id: Option<String>,
     ) -> Result<Ledger, InvalidContract> {
+        let mut parts = Parts::new(contract);
+        for r in regions {
+            parts.push(r)?;
+        }
+        parts.finish(generation, publication_id)
+    }
+}
+
+/// [`Ledger::from_parts`] one region at a time, so that a reader need not hold the regions:
+/// the same checks in the same order, with the same messages.
+pub(crate) struct Parts {
+    contract: Contract,
+    window_type: Option<LogicalType>,
+    points: OrdMap<Start, Point>,
+    previous: Option<Region>,
+    count: usize,
+}
+
+impl Parts {
+    pub(crate) fn new(contract: Contract) -> Parts {
+        Parts {
+            window_type: contract.window_type(),
+            contract,
+            points: OrdMap::new(),
+            previous: None,
+            count: 0,
+        }
+    }
+
+    /// The next region, checked against the one before it.
+    pub(crate) fn push(&mut self, r: Region) -> Result<(), InvalidContract> {
+        let i = self.count;
         let at = |i: usize, f: &str| format!("regions[{i}].{f}");
-        let window_type = contract.window_type();
-        if regions.is_empty() {
+        let window_type = self.window_type;
+        for (f, v) in [("low", &r.low), ("high", &r.high)] {
+            if let Some(v) = v {
+                if Some(v.logical_type()) != window_type || !v.in_domain() {
+                    return Err(invalid(
+                        at(i, f),
+                        v,
+                        "LEDGER-03",
+                        format!(
+                            "region bounds are values of the window column ({})",
+                            window_type.map_or("none".into(), |t: LogicalType| t.to_string())
+                        ),
+                    ));
+                }
+            }
+        }
+        let start = match (&self.previous, &r.low) {
+            (None, None) => Start::Min,
+            (None, Some(v)) => {
+                return Err(invalid(
+                    at(i, "low"),
+                    v,
+                    "LEDGER-03",
+                    "the first region is unbounded below",
+                ))
+            }
+            (Some(_), None) => {
+                return Err(invalid(
+                    at(i, "low"),
+                    "None",
+                    "LEDGER-03",
+                    "only the first region is unbounded below",
+                ))
+            }
+            (Some(p), Some(v)) => {
+                if r.low_open || v.is_min() {
+                    return Err(invalid(
+                        at(i, "low_open"),
+                        r.low_open,
+                        "DOMAIN-15",
+                        "a region's low end is stored closed and is not the domain's least value",
+                    ));
+                }
+                let expected = match v.predecessor() {
+                    Some(pv) => (Some(pv), false),
+                    None => (Some(v.clone()), true),
+                };
+                if (p.high.clone(), p.high_open) != expected {
+                    return Err(invalid(
+                        at(i - 1, "high"),
+                        p.high.as_ref().map_or("None".into(), |h| h.to_string()),
+                        "LEDGER-03",
+                        format!("regions are contiguous in the canonical spelling: the region before {v} ends just below it"),
+                    ));
+                }
+                if p.dates == r.dates {
+                    return Err(invalid(
+                        at(i, "complete_as_of"),
+                        r.complete_as_of().map_or("None".into(), |c| c.to_string()),
+                        "LEDGER-09",
+                        "neighbouring regions with equal dates are merged",
+                    ));
+                }
+                Start::At(v.clone())
+            }
+        };
+        // Regions arrive in order, so each point goes at the end of the map.
+        self.points.insert(start, Point::new(r.dates));
+        self.previous = Some(r);
+        self.count += 1;
+        Ok(())
+    }
+
+    /// The ledger, once every region is in.
+    pub(crate) fn finish(
+        self,
+        generation: Option<Position>,
+        publication_id: Option<String>,
+    ) -> Result<Ledger, InvalidContract> {
+        let at = |i: usize, f: &str| format!("regions[{i}].{f}");
+        let Some(last) = &self.previous else {
             return Err(invalid(
                 "regions",
                 "[]",
                 "LEDGER-03",
                 "regions cover the whole domain; there is at least one",
             ));
-        }
-        let mut points = OrdMap::new();
-        let mut previous: Option<&Region> = None;
-        for (i, r) in regions.iter().enumerate() {
-            for (f, v) in [("low", &r.low), ("high", &r.high)] {
-                if let Some(v) = v {
-                    if Some(v.logical_type()) != window_type || !v.in_domain() {
-                        return Err(invalid(
-                            at(i, f),
-                            v,
-                            "LEDGER-03",
-                            format!(
-                                "region bounds are values of the window column ({})",
-                                window_type.map_or("none".into(), |t: LogicalType| t.to_string())
-                            ),
-                        ));
-                    }
-                }
-            }
-            let start = match (previous, &r.low) {
-                (None, None) => Start::Min,
-                (None, Some(v)) => {
-                    return Err(invalid(
-                        at(i, "low"),
-                        v,
-                        "LEDGER-03",
-                        "the first region is unbounded below",
-                    ))
-                }
-                (Some(_), None) => {
-                    return Err(invalid(
-                        at(i, "low"),
-                        "None",
-                        "LEDGER-03",
-                        "only the first region is unbounded below",
-                    ))
-                }
-                (Some(p), Some(v)) => {
-                    if r.low_open || v.is_min() {
-                        return Err(invalid(
-                            at(i, "low_open"),
-                            r.low_open,
-                            "DOMAIN-15",
-                            "a region's low end is stored closed and is not the domain's least value",
-                        ));
-                    }
-                    let expected = match v.predecessor() {
-                        Some(pv) => (Some(pv), false),
-                        None => (Some(v.clone()), true),
-                    };
-                    if (p.high.clone(), p.high_open) != expected {
-                        return Err(invalid(
-                            at(i - 1, "high"),
-                            p.high.as_ref().map_or("None".into(), |h| h.to_string()),
-                            "LEDGER-03",
-                            format!("regions are contiguous in the canonical spelling: the region before {v} ends just below it"),
-                        ));
-                    }
-                    if p.dates == r.dates {
-                        return Err(invalid(
-                            at(i, "complete_as_of"),
-                            r.complete_as_of().map_or("None".into(), |c| c.to_string()),
-                            "LEDGER-09",
-                            "neighbouring regions with equal dates are merged",
-                        ));
-                    }
-                    Start::At(v.clone())
-                }
-            };
-            points.insert(start, r.dates);
-            previous = Some(r);
-        }
-        let last = regions.last().expect("nonempty");
+        };
         if last.high.is_some() {
             return Err(invalid(
-                at(regions.len() - 1, "high"),
+                at(self.count - 1, "high"),
                 last.high.as_ref().map_or(String::new(), |h| h.to_string()),
                 "LEDGER-03",
                 "the last region is unbounded above",
             ));
         }
-        if window_type.is_none() && regions.len() != 1 {
+        if self.window_type.is_none() && self.count != 1 {
             return Err(invalid(
                 "regions",
-                regions.len(),
+                self.count,
                 "LEDGER-08",
                 "a table without a window column has one region",
             ));
@@ -903,27 +1150,36 @@ impl Ledger {
             if !crate::contract::is_sha256_hex(p) {
                 return Err(invalid(
                     "publication_id",
-                    format!("{p:?}"),
+                    dogana_json::quoted(p, dogana_json::SHOWN),
                     "RECV-15",
                     "a chain head is 64 lowercase hexadecimal characters",
                 ));
             }
         }
-        let contract_identity: Arc<str> = contract.identity().into();
+        let contract = self.contract;
+        let (contract_identity, contract_jcs) = contract_identity(&contract);
         Ok(Ledger {
             contract: Arc::new(contract),
             contract_identity,
-            points,
+            contract_jcs,
+            points: self.points,
             generation,
             publication_id,
+            identity: OnceLock::new(),
         })
     }
 }
 
 /// The first point strictly after `k`.
-fn next_point(points: &OrdMap<Start, Option<Dates>>, k: &Start) -> Option<Start> {
+fn next_point(points: &OrdMap<Start, Point>, k: &Start) -> Option<Start> {
     points
         .range::<_, Start>((Bound::Excluded(k), Bound::Unbounded))
         .next()
         .map(|(k, _)| k.clone())
+}
+
+/// The contract's identity and the RFC 8785 text it hashes, which the ledger's identity embeds.
+fn contract_identity(contract: &Contract) -> (Arc<str>, Arc<[u8]>) {
+    let jcs = dogana_json::jcs(&contract.identity_dict());
+    (hex(&Sha256::digest(&jcs)).into(), jcs.into())
 }

@@ -2,6 +2,9 @@
 
 use std::fmt;
 
+use dogana_json::{quoted, Quoted, SHOWN};
+
+use crate::contract::{check_length, NAME_MAX};
 use crate::contract::{is_sha256_hex, Contract};
 use crate::error::{invalid, InvalidContract, Problem};
 use crate::shape::{Checkpoint, Coverage, Shape};
@@ -232,6 +235,8 @@ impl Manifest {
     }
 
     pub(crate) fn validate_fields(&self) -> Result<(), InvalidContract> {
+        check_length("table", &self.table, "a name", "CONTRACT-48")?;
+        check_length("shape", &self.shape, "a name", "CONTRACT-48")?;
         for (field, count) in [("rows", self.rows), ("tombstones", self.tombstones)] {
             if count > Value::INT_MAX as u64 {
                 return Err(invalid(
@@ -250,7 +255,7 @@ impl Manifest {
                 if !is_sha256_hex(h) {
                     return Err(invalid(
                         field,
-                        format!("{h:?}"),
+                        quoted(h, SHOWN),
                         rule,
                         "a SHA-256 is written as 64 lowercase hexadecimal characters",
                     ));
@@ -268,6 +273,14 @@ impl Manifest {
             ("generation", self.generation.as_ref()),
         ] {
             match pos {
+                Some(Position::Token(t)) if t.len() > NAME_MAX => {
+                    return Err(invalid(
+                        field,
+                        quoted(t, SHOWN),
+                        "MAN-09",
+                        format!("a generation token is at most {NAME_MAX} bytes"),
+                    ))
+                }
                 Some(Position::Token(t)) if t.is_empty() => {
                     return Err(invalid(
                         field,
@@ -311,16 +324,23 @@ impl Manifest {
         if self.table != contract.table {
             return p(
                 "table",
-                &format!("{:?}", self.table),
+                &Quoted::new(&self.table, NAME_MAX),
                 "MAN-04",
-                &format!("the contract is for table {:?}", contract.table),
+                &format!(
+                    "the contract is for table {}",
+                    Quoted::new(&contract.table, NAME_MAX)
+                ),
             );
         }
         let Some(shape) = contract.shape(&self.shape) else {
-            let names: Vec<_> = contract.shapes.keys().map(|k| format!("{k:?}")).collect();
+            let names: Vec<_> = contract
+                .shapes
+                .keys()
+                .map(|k| quoted(k, NAME_MAX))
+                .collect();
             return p(
                 "shape",
-                &format!("{:?}", self.shape),
+                &Quoted::new(&self.shape, NAME_MAX),
                 "MAN-04",
                 &format!(
                     "the contract has no such shape; it has {}",

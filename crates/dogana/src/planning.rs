@@ -793,10 +793,14 @@ pub fn next_extraction(
         reasons: vec![p],
     };
     let Some(shape) = contract.shape(shape_name) else {
-        let names: Vec<String> = contract.shapes().keys().map(|k| format!("{k:?}")).collect();
+        let names: Vec<String> = contract
+            .shapes()
+            .keys()
+            .map(|k| dogana_json::quoted(k, crate::NAME_MAX))
+            .collect();
         return Err(fail(Problem::new(
             "shape",
-            format!("{shape_name:?}"),
+            dogana_json::quoted(shape_name, crate::NAME_MAX),
             "PLANNER-15",
             format!(
                 "the contract has no such shape; it has {}",

@@ -140,10 +140,35 @@ impl Date {
     }
 }
 
+impl Date {
+    /// Appends `YYYY-MM-DD`, as `Display` writes it, without the formatting machinery: a
+    /// ledger's identity writes two or three dates per region.
+    pub(crate) fn push_to(self, out: &mut String) {
+        let (y, m, d) = self.ymd();
+        // The domain's years are 1 to 9999: four digits.
+        push_digits(out, y.unsigned_abs(), 4);
+        out.push('-');
+        push_digits(out, m, 2);
+        out.push('-');
+        push_digits(out, d, 2);
+    }
+}
+
+/// Appends `n` as exactly `width` decimal digits (`n < 10^width`).
+fn push_digits(out: &mut String, mut n: u32, width: usize) {
+    let mut buf = [b'0'; 10];
+    for b in buf[..width].iter_mut().rev() {
+        *b = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.push_str(std::str::from_utf8(&buf[..width]).expect("ASCII digits"));
+}
+
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (y, m, d) = self.ymd();
-        write!(f, "{y:04}-{m:02}-{d:02}")
+        let mut out = String::with_capacity(10);
+        self.push_to(&mut out);
+        f.write_str(&out)
     }
 }
 
@@ -171,7 +196,8 @@ impl std::str::FromStr for Date {
         match parse_ymd(b) {
             Some((y, m, d)) if b.len() == 10 => Date::from_ymd(y, m, d),
             _ => Err(TimeError::new(format!(
-                "{s:?} is not a date of the form YYYY-MM-DD"
+                "{} is not a date of the form YYYY-MM-DD",
+                dogana_json::Quoted::new(s, dogana_json::SHOWN)
             ))),
         }
     }
@@ -256,23 +282,33 @@ impl Timestamp {
     }
 }
 
+impl Timestamp {
+    /// Appends the RFC 3339 text `Display` writes, without the formatting machinery: a
+    /// ledger's identity writes two per region.
+    pub(crate) fn push_to(self, out: &mut String) {
+        let within = self.micros.rem_euclid(MICROS_PER_DAY);
+        let secs = (within / MICROS_PER_SECOND) as u32;
+        let frac = (within % MICROS_PER_SECOND) as u32;
+        self.date().push_to(out);
+        out.push('T');
+        push_digits(out, secs / 3600, 2);
+        out.push(':');
+        push_digits(out, secs / 60 % 60, 2);
+        out.push(':');
+        push_digits(out, secs % 60, 2);
+        if frac != 0 {
+            out.push('.');
+            push_digits(out, frac, 6);
+        }
+        out.push_str("+00:00");
+    }
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let date = self.date();
-        let within = self.micros.rem_euclid(MICROS_PER_DAY);
-        let secs = within / MICROS_PER_SECOND;
-        let frac = within % MICROS_PER_SECOND;
-        write!(
-            f,
-            "{date}T{:02}:{:02}:{:02}",
-            secs / 3600,
-            secs / 60 % 60,
-            secs % 60
-        )?;
-        if frac != 0 {
-            write!(f, ".{frac:06}")?;
-        }
-        f.write_str("+00:00")
+        let mut out = String::with_capacity(32);
+        self.push_to(&mut out);
+        f.write_str(&out)
     }
 }
 
@@ -286,7 +322,8 @@ impl std::str::FromStr for Timestamp {
     fn from_str(s: &str) -> Result<Timestamp, TimeError> {
         let bad = |why: &str| {
             TimeError::new(format!(
-                "{s:?} is not an RFC 3339 datetime with a UTC offset: {why}"
+                "{} is not an RFC 3339 datetime with a UTC offset: {why}",
+                dogana_json::Quoted::new(s, dogana_json::SHOWN)
             ))
         };
         let b = s.as_bytes();
@@ -474,6 +511,40 @@ impl fmt::Display for Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // rule: WIRE-20 — datetimes are written in UTC with +00:00, dates as YYYY-MM-DD
+    #[test]
+    fn the_hand_written_texts_are_the_formatted_ones() {
+        let formatted = |t: Timestamp| {
+            let (y, m, d) = t.date().ymd();
+            let within = t.micros.rem_euclid(MICROS_PER_DAY);
+            let (secs, frac) = (within / MICROS_PER_SECOND, within % MICROS_PER_SECOND);
+            let f = if frac == 0 {
+                String::new()
+            } else {
+                format!(".{frac:06}")
+            };
+            format!(
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{f}+00:00",
+                secs / 3600,
+                secs / 60 % 60,
+                secs % 60
+            )
+        };
+        let (lo, hi) = (Timestamp::MIN.micros, Timestamp::MAX.micros);
+        // The ends, and points spread over the domain with every kind of fraction.
+        let step = (hi - lo) / 100_003;
+        let points = (0..=100_003i64)
+            .map(|i| lo + i * step)
+            .chain([lo, lo + 1, hi - 1, hi, 0, -1, 1, 999_999, 1_000_000])
+            .chain((0..7).map(|k| 1_767_225_600_000_000 + 10i64.pow(k)));
+        for micros in points {
+            let t = Timestamp::from_micros(micros.clamp(lo, hi)).unwrap();
+            assert_eq!(t.to_string(), formatted(t));
+            let (y, m, d) = t.date().ymd();
+            assert_eq!(t.date().to_string(), format!("{y:04}-{m:02}-{d:02}"));
+        }
+    }
 
     fn ts(s: &str) -> Timestamp {
         s.parse().unwrap()

@@ -717,3 +717,114 @@ fn replace_window_names_its_window() {
     let e = refusal::<Action>(&edit(&upsert.to_json(), "/window", Some(json!([1, 2]))));
     assert_refused(&e, "$.window", "PLAN-04");
 }
+
+// ---- what a sender controls is bounded ----
+
+/// Every refusal of a document a sender wrote stays short, whatever it holds.
+#[track_caller]
+fn short(e: &SerializationError) {
+    let text = e.to_string();
+    assert!(text.len() < 1000, "{} bytes: {}", text.len(), &text[..300]);
+}
+
+#[test]
+fn a_name_of_50_mb_is_refused_in_a_short_message() {
+    // rule: CONTRACT-48 (decided: names are at most 1,024 bytes), TRUST-07
+    let huge = "t".repeat(50 << 20);
+    let e = refusal::<Manifest>(&edit(&manifest_doc(), "/table", Some(json!(huge))));
+    assert_refused(&e, "$.table", "CONTRACT-48");
+    assert!(e.0.value.ends_with("…\" (52428800 bytes)"), "{}", e.0.value);
+    short(&e);
+    // smaller ones for the rest, to keep the test quick
+    let huge = "t".repeat(4 << 20);
+    let e = refusal::<Manifest>(&edit(&manifest_doc(), "/shape", Some(json!(huge))));
+    assert_refused(&e, "$.shape", "CONTRACT-48");
+    short(&e);
+    let e = refusal::<Contract>(&edit(&contract_doc(), "/table", Some(json!(huge))));
+    assert_refused(&e, "$.table", "CONTRACT-48");
+    short(&e);
+    // a receipt carries its manifest: it cannot carry the name either
+    let e = refusal::<Receipt>(&edit(&receipt_doc(), "/manifest/table", Some(json!(huge))));
+    assert_refused(&e, "$.manifest.table", "CONTRACT-48");
+    short(&e);
+}
+
+#[test]
+fn a_key_of_megabytes_is_cut_in_the_path() {
+    // rule: WIRE-07, TRUST-07
+    let huge = "k".repeat(4 << 20);
+    let e = refusal::<Manifest>(&edit(&manifest_doc(), &format!("/{huge}"), Some(json!(1))));
+    assert_eq!(e.0.rule, "WIRE-07");
+    assert!(
+        e.0.field.starts_with("$[\"kkkk") && e.0.field.ends_with("…\" (4194304 bytes)]"),
+        "{}",
+        &e.0.field[..100]
+    );
+    short(&e);
+    // a shape named by 50 MB, whose fields' paths all hold the name
+    let mut doc: serde_json::Value = serde_json::from_str(&contract_doc()).unwrap();
+    let shape = doc["shapes"]["last3"].take();
+    doc["shapes"][huge.as_str()] = shape;
+    doc["shapes"][huge.as_str()]["cost"] = json!("ten");
+    let e = refusal::<Contract>(&doc.to_string());
+    assert_eq!(e.0.rule, "WIRE-07");
+    short(&e);
+    // a tag of megabytes
+    let tag = json!({ "$datetime": huge });
+    let e = refusal::<Manifest>(&edit(&manifest_doc(), "/produced_at", Some(tag)));
+    assert_eq!(e.0.field, "$.produced_at");
+    short(&e);
+}
+
+#[test]
+fn names_and_tokens_up_to_1024_bytes_are_read() {
+    // rule: CONTRACT-48, MAN-09 (decided: at most 1,024 bytes)
+    let name = "é".repeat(512); // 1,024 bytes
+    let c = Contract::builder(name.as_str(), ["id"])
+        .shape(name.as_str(), Shape::full())
+        .column("id", dogana::LogicalType::Int)
+        .build()
+        .unwrap();
+    round_trip(&c);
+    let longer = format!("{name}x");
+    let e = Contract::builder(longer.as_str(), ["id"])
+        .shape("full", Shape::full())
+        .column("id", dogana::LogicalType::Int)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        (e.problem().field.as_str(), e.problem().rule),
+        ("table", "CONTRACT-48")
+    );
+    assert!(e.to_string().contains("at most 1024 bytes"), "{e}");
+    let e = refusal::<Manifest>(&edit(
+        &manifest_doc(),
+        "/since",
+        Some(json!("g".repeat(1025))),
+    ));
+    // since of a timestamp read is a datetime: a long string there is a wrong tag
+    short(&e);
+}
+
+#[test]
+fn a_generation_token_of_megabytes_is_refused() {
+    // rule: MAN-09 (decided: a token is at most 1,024 bytes), TRUST-07
+    let c = every_shape_with_generations();
+    let name = c
+        .shapes()
+        .iter()
+        .find(|(_, s)| s.checkpoint() == dogana::Checkpoint::None)
+        .map(|(n, _)| n.clone())
+        .unwrap();
+    let e = c
+        .manifest(name, at("2026-10-25T00:00:00Z"))
+        .generation(Position::Token("g".repeat(4 << 20)))
+        .rows(1)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        (e.problem().field.as_str(), e.problem().rule),
+        ("generation", "MAN-09")
+    );
+    assert!(e.to_string().len() < 400, "{e}");
+}

@@ -21,6 +21,7 @@ use crate::refusal::{Refusal, Result};
 
 pub fn run(a: CheckArgs) -> Result<()> {
     let contract = input::contract(&a.contract)?;
+    input::data_file(&a.file)?;
     let manifest_path = a.manifest.clone().unwrap_or_else(|| default_path(&a.file));
     let manifest = input::manifest(&manifest_path)?;
     let (file, mpath) = (shown(&a.file), shown(&manifest_path));
@@ -63,8 +64,8 @@ pub fn run(a: CheckArgs) -> Result<()> {
         None => output::stdout(
             format!(
                 "{file}: manifest valid for {}/{}; content_hash matches\n",
-                manifest.table(),
-                manifest.shape()
+                output::sender_text(manifest.table()),
+                output::sender_text(manifest.shape())
             )
             .as_bytes(),
         ),

@@ -25,8 +25,9 @@ macro_rules! dispatch {
                 ),
             },)*
             other => refuse!(
-                "{} has kind {other:?}, which dogana cannot read; the kinds are {}",
+                "{} has kind {}, which dogana cannot read; the kinds are {}",
                 $name,
+                dogana::quoted(other, dogana::SHOWN),
                 [$(<$t as Wire>::KIND),*].join(", ")
             ),
         }

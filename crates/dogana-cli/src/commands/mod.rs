@@ -6,11 +6,13 @@
 //! - reader side: [`claims`] (from a ledger document, or from a store with `--store DB TABLE`);
 //! - receiver side, on any store `--store` names: [`receiver`] (`deliver`, `receipts`, `verify`,
 //!   and the ledger `claims --store` reads);
-//! - documents: [`identity`], [`canonical`]; and [`completions`].
+//! - reading and planning from a store: [`plan`] (`ledger`, `plan`, `plan --together`, `next`);
+//! - documents: [`identity`], [`canonical`]; and [`completions`];
+//! - the page: [`show`] (`dogana_show`), reading a store through [`show::load`] only.
 //!
 //! Shared pieces: `input` (contracts in JSON or TOML, manifests, ledgers), `typed` (option values
 //! typed by the contract), `output` (standard output, atomic writes), `progress` (the spinner of a
-//! long delivery) and [`claims::print`] (the claims lines).
+//! long delivery).
 
 pub mod canonical;
 pub mod check;
@@ -19,7 +21,9 @@ pub mod completions;
 pub mod contract;
 pub mod identity;
 pub mod manifest;
+pub mod plan;
 pub mod receiver;
+pub mod show;
 
 use crate::cli::{Cli, Command};
 use crate::refusal::Result;
@@ -30,9 +34,21 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Manifest(a) => manifest::run(a),
         Command::Check(a) => check::run(a),
         Command::Claims(a) => claims::run(a),
-        Command::Deliver(a) => receiver::deliver(a),
+        Command::Deliver(a) => {
+            // a mistyped or repeated --column-type is refused before anything is read, and a
+            // missing data file is named as such (not as its missing manifest)
+            crate::columns::parse_options(&a.column_types)?;
+            for file in &a.files {
+                crate::input::data_file(file)?;
+            }
+            receiver::deliver(a)
+        }
         Command::Receipts(a) => receiver::receipts(a),
         Command::Verify(a) => receiver::verify(a),
+        Command::Ledger(a) => plan::ledger(a),
+        Command::Plan(a) => plan::plan(a),
+        Command::Next(a) => plan::next(a),
+        Command::Show(a) => show::run(a),
         Command::Contract(a) => contract::run(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),

@@ -90,7 +90,7 @@ fn failed(what: &str, db: &Path, e: &StoreError) -> Refusal {
 
 /// How a store is shown in messages: as its spec writes it, a Postgres URL without its
 /// password.
-fn shown(db: &Path) -> String {
+pub fn shown(db: &Path) -> String {
     spec(db).to_string()
 }
 
@@ -101,7 +101,7 @@ fn spec(db: &Path) -> Spec {
 
 /// Opens the store at `db`: a writer creates it when missing; a reader never creates nor
 /// changes anything, and refuses a missing store or a file that is not one.
-fn open(db: &Path, create: bool) -> Result<Box<dyn AnyStore>> {
+fn open(db: &Path, create: bool) -> Result<dogana_stores::Opened> {
     open_with(db, create, &dogana_stores::OpenOptions::new())
 }
 
@@ -109,7 +109,7 @@ fn open_with(
     db: &Path,
     create: bool,
     options: &dogana_stores::OpenOptions,
-) -> Result<Box<dyn AnyStore>> {
+) -> Result<dogana_stores::Opened> {
     let spec = spec(db);
     if let Some(path) = spec.path() {
         match std::fs::metadata(path) {
@@ -136,6 +136,11 @@ fn open_with(
             if create { "write" } else { "read" }
         )),
     })
+}
+
+/// Opens the store at `db` for reading only (any backend): nothing in it changes.
+pub fn open_reader(db: &Path) -> Result<dogana_stores::Opened> {
+    open(db, false)
 }
 
 /// The tables of the store: those with a ledger or with any receipt, sorted.
@@ -191,23 +196,9 @@ fn deliver_options(
     if let Some(format) = a.format {
         options = options.format(format.into());
     }
-    let bound = |name: &str| contract.types().contains_key(name);
-    for (name, ty) in columns {
-        if !bound(&name) {
-            options = options.column_type(name, ty);
-        }
-    }
-    for pair in &a.column_types {
-        let Some((name, ty)) = pair.split_once('=') else {
-            refuse!("--column-type {pair:?} is not NAME=TYPE; write it as in --column-type amount=decimal(12,2)")
-        };
-        if bound(name) {
-            refuse!(
-                "--column-type {pair:?}: the contract binds column {name:?} to {}; drop the option",
-                contract.types()[name]
-            );
-        }
-        options = options.column_type(name, ty);
+    // checked: a type of the protocol, no column twice, no bound column
+    for (name, ty) in &crate::columns::column_list(contract, &columns, &a.column_types)? {
+        options = options.column_type(name, ty.to_string());
     }
     Ok(options)
 }
@@ -252,17 +243,122 @@ fn decision_lines(out: &mut String, receipt: &Receipt, redecided: u32) {
     }
 }
 
+/// The size of a delivered file, refusing one that cannot be read.
+fn file_size(path: &Path) -> Result<u64> {
+    let file = input::shown(path);
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => {
+            refuse!("cannot read {file}: it is a directory; name the delivered file")
+        }
+        Ok(m) => Ok(m.len()),
+        Err(e) => {
+            refuse!("cannot read {file}: {e}; name the delivered file, readable by this user")
+        }
+    }
+}
+
+/// `--lock-timeout SECONDS`.
+fn lock_wait(text: &str) -> Result<std::time::Duration> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
+            Ok(std::time::Duration::from_secs_f64(s))
+        }
+        _ => refuse!("--lock-timeout {text:?} is not a number of seconds from 0 to 86400"),
+    }
+}
+
+/// The outcome line of one receipt.
+fn outcome_line(file: &str, receipt: &Receipt) -> String {
+    let table = receipt.table();
+    let m = receipt.manifest();
+    let what = format!("{table}/{} produced at {}", m.shape(), m.produced_at());
+    let pid = receipt.publication_id();
+    let after = match receipt.base_publication_id() {
+        Some(base) => format!("after {}", short(base)),
+        None => "the table's first".to_owned(),
+    };
+    match receipt.outcome() {
+        Outcome::Accepted => format!(
+            "{file}: accepted {what}; publication {}, {after}\n",
+            short(pid)
+        ),
+        Outcome::Replayed => format!(
+            "{file}: replayed {what}: this manifest was accepted before, as publication {}; nothing changed\n",
+            short(pid)
+        ),
+        Outcome::Rejected => format!(
+            "{file}: rejected {what}; nothing published, the receipt is kept\n"
+        ),
+    }
+}
+
+/// A group file: `contracts = [PATH, ...]`, paths relative to it.
+/// A contract with the types of the columns it does not bind (from its TOML `columns`).
+type TypedContract = (dogana::Contract, Vec<(String, String)>);
+
+fn group_contracts(path: &Path) -> Result<Vec<TypedContract>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => refuse!("cannot read the group file {}: {e}", input::shown(path)),
+    };
+    let value: toml::Table = match text.parse() {
+        Ok(v) => v,
+        Err(e) => refuse!("group file {} is not TOML: {e}", input::shown(path)),
+    };
+    for key in value.keys() {
+        if key != "contracts" {
+            refuse!(
+                "group file {}: unknown key {key:?}; it lists the group's contracts, as in contracts = [\"invoices.toml\", \"lines.toml\"]",
+                input::shown(path)
+            );
+        }
+    }
+    let Some(toml::Value::Array(list)) = value.get("contracts") else {
+        refuse!(
+            "group file {} lists no contracts; write contracts = [\"invoices.toml\", \"lines.toml\"]",
+            input::shown(path)
+        )
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut out = Vec::new();
+    for item in list {
+        let Some(p) = item.as_str() else {
+            refuse!(
+                "group file {}: contracts holds {item}, not a path",
+                input::shown(path)
+            )
+        };
+        out.push(input::contract_and_columns(&dir.join(p))?);
+    }
+    Ok(out)
+}
+
 pub fn deliver(a: DeliverArgs) -> Result<()> {
-    let (contract, columns) = input::contract_and_columns(&a.contract)?;
-    let manifest_path = a.manifest.clone().unwrap_or_else(|| default_path(&a.file));
+    if a.group.is_some() {
+        return deliver_group(a);
+    }
+    let [file_path] = &a.files[..] else {
+        refuse!(
+            "{} files given: deliver one FILE, or several as one group with --group GROUP.toml",
+            a.files.len()
+        )
+    };
+    let Some(contract_path) = &a.contract else {
+        refuse!("name the contract with --contract PATH")
+    };
+    let (contract, columns) = input::contract_and_columns(contract_path)?;
+    let manifest_path = a
+        .manifest
+        .clone()
+        .unwrap_or_else(|| default_path(file_path));
     let manifest = input::manifest(&manifest_path)?;
     let now = match &a.at {
         Some(text) => typed::time("--at", text)?,
         None => claims::now()?,
     };
     let options = deliver_options(&a, &contract, columns)?;
-    let file = input::shown(&a.file);
-    let size = match std::fs::metadata(&a.file) {
+    let file = input::shown(file_path);
+    let size = match std::fs::metadata(file_path) {
         Ok(m) if m.is_dir() => {
             refuse!("cannot read {file}: it is a directory; name the delivered file")
         }
@@ -271,15 +367,7 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
             refuse!("cannot read {file}: {e}; name the delivered file, readable by this user")
         }
     };
-    let wait = match a.lock_timeout.parse::<f64>() {
-        Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
-            std::time::Duration::from_secs_f64(s)
-        }
-        _ => refuse!(
-            "--lock-timeout {:?} is not a number of seconds from 0 to 86400",
-            a.lock_timeout
-        ),
-    };
+    let wait = lock_wait(&a.lock_timeout)?;
     let mut store = open_with(
         &a.store,
         true,
@@ -293,7 +381,7 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
             shown(&a.store)
         ));
         store.deliver_with(
-            &a.file,
+            file_path,
             &contract,
             &manifest,
             now,
@@ -319,31 +407,12 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
             Ok(c) => c.summary(table),
             Err(e) => refuse!("cannot state the claims of {table:?}: {}", e.problem()),
         };
-        let m = receipt.manifest();
-        let what = format!("{table}/{} produced at {}", m.shape(), m.produced_at());
-        let pid = receipt.publication_id();
-        let after = match receipt.base_publication_id() {
-            Some(base) => format!("after {}", short(base)),
-            None => "the table's first".to_owned(),
-        };
-        out.push_str(&match receipt.outcome() {
-            Outcome::Accepted => format!(
-                "{file}: accepted {what}; publication {}, {after}\n",
-                short(pid)
-            ),
-            Outcome::Replayed => format!(
-                "{file}: replayed {what}: this manifest was accepted before, as publication {}; nothing changed\n",
-                short(pid)
-            ),
-            Outcome::Rejected => format!(
-                "{file}: rejected {what}; nothing published, the receipt is kept\n"
-            ),
-        });
+        out.push_str(&outcome_line(&file, receipt));
         decision_lines(&mut out, receipt, delivery.redecided);
         out.push_str(&summary);
         out.push('\n');
     }
-    output::stdout(out.as_bytes())?;
+    output::stdout(output::shown_lines(&out).as_bytes())?;
 
     if receipt.outcome() == Outcome::Rejected {
         let why: Vec<String> = receipt
@@ -408,7 +477,7 @@ pub fn receipts(a: ReceiptsArgs) -> Result<()> {
             .map(|r| receipt_line(r.seq, &r.receipt))
             .collect()
     };
-    output::stdout(out.as_bytes())
+    output::stdout(output::shown_lines(&out).as_bytes())
 }
 
 pub fn verify(a: VerifyArgs) -> Result<()> {
@@ -450,12 +519,116 @@ pub fn verify(a: VerifyArgs) -> Result<()> {
             wrong.push(table.clone());
         }
     }
-    output::stdout(out.as_bytes())?;
+    output::stdout(output::shown_lines(&out).as_bytes())?;
     if !wrong.is_empty() {
         refuse!(
             "the store {} does not match its receipts for {}; a stored ledger that differs from the fold of its accepted receipts is wrong (RECV-12), and rebuilding it recovers no rows: deliver a complete whole-table read",
             shown(&a.store),
             wrong.join(", ")
+        )
+    }
+    Ok(())
+}
+
+/// `dogana deliver --group GROUP.toml FILE...`: one FILE per table, each manifest beside it.
+fn deliver_group(a: DeliverArgs) -> Result<()> {
+    let group_path = a.group.clone().expect("called with --group");
+    let contracts = group_contracts(&group_path)?;
+    let group = match dogana::Group::new(contracts.iter().map(|(c, _)| c.clone())) {
+        Ok(g) => g,
+        Err(e) => refuse!(
+            "group file {} is refused: {}",
+            input::shown(&group_path),
+            e.problem()
+        ),
+    };
+    let now = match &a.at {
+        Some(text) => typed::time("--at", text)?,
+        None => claims::now()?,
+    };
+    let mut parts = Vec::new();
+    for path in &a.files {
+        file_size(path)?;
+        let manifest = input::manifest(&default_path(path))?;
+        let Some((contract, columns)) = contracts
+            .iter()
+            .find(|(c, _)| c.table().eq_ignore_ascii_case(manifest.table()))
+        else {
+            refuse!(
+                "{}'s manifest is of table {:?}, which the group {} does not hold; its tables: {}",
+                input::shown(path),
+                manifest.table(),
+                input::shown(&group_path),
+                group.tables().collect::<Vec<_>>().join(", ")
+            )
+        };
+        let options = deliver_options(&a, contract, columns.clone())?;
+        parts.push(dogana_receiver::Part {
+            file: path.clone(),
+            manifest,
+            options,
+        });
+    }
+    let wait = lock_wait(&a.lock_timeout)?;
+    let mut store = open_with(
+        &a.store,
+        true,
+        &dogana_stores::OpenOptions::new().lock_timeout(wait),
+    )?;
+    let delivery = {
+        let _progress = Progress::start(format!(
+            "delivering {} files as one group to {}",
+            parts.len(),
+            shown(&a.store)
+        ));
+        store.deliver_group(&group, &parts, now, a.source.as_deref())
+    }
+    .map_err(|e| failed("delivering the group", &a.store, &e))?;
+    let mut out = String::new();
+    if a.json {
+        let docs: Vec<Value> = delivery.receipts.iter().map(Wire::to_value).collect();
+        out.push_str(&format!(
+            "{}\n",
+            dogana_json::canonical(&Value::Array(docs))
+        ));
+    } else {
+        for receipt in &delivery.receipts {
+            let file = parts
+                .iter()
+                .find(|p| p.manifest.table().eq_ignore_ascii_case(receipt.table()))
+                .map_or_else(|| receipt.table().to_owned(), |p| input::shown(&p.file));
+            out.push_str(&outcome_line(&file, receipt));
+            decision_lines(&mut out, receipt, delivery.redecided);
+        }
+        let mut ledgers = Vec::new();
+        for c in group.contracts() {
+            let l = store
+                .ledger(c.table())
+                .map_err(|e| failed("reading the ledger", &a.store, &e))?
+                .unwrap_or_else(|| Ledger::new(c.clone()));
+            ledgers.push(l);
+        }
+        match group.claims(&ledgers, now, Duration::MAX, None) {
+            Ok(c) => {
+                out.push_str(&c.summary(&group.tables().collect::<Vec<_>>().join(" + ")));
+                out.push('\n');
+            }
+            Err(e) => refuse!("cannot state the group's claims: {}", e.problem()),
+        }
+    }
+    output::stdout(output::shown_lines(&out).as_bytes())?;
+    if !delivery.accepted() {
+        let why: Vec<String> = delivery
+            .receipts
+            .iter()
+            .flat_map(|r| {
+                r.failures()
+                    .map(move |c| format!("{} {}: {}", r.table(), c.name(), c.detail()))
+            })
+            .collect();
+        refuse!(
+            "the group was rejected: {}; every table's receipt is kept, nothing is published",
+            why.join("; ")
         )
     }
     Ok(())

@@ -97,14 +97,9 @@ fn json_error(e: dogana_json::JsonError) -> SerializationError {
 /// so a megabyte where a hash belongs gives a one-line error.
 fn show(v: &Json) -> String {
     match v {
-        Json::String(s) if s.chars().count() > SHOWN_CHARS => {
-            let head: String = s.chars().take(SHOWN_CHARS).collect();
-            let text = dogana_json::canonical(&Json::String(head));
-            format!(
-                "{}...\" ({} characters)",
-                &text[..text.len() - 1],
-                s.chars().count()
-            )
+        // cut, with its length, as every value a sender wrote is shown
+        Json::String(s) if s.char_indices().nth(SHOWN_CHARS).is_some() => {
+            dogana_json::quoted(s, SHOWN_CHARS)
         }
         _ => {
             let text = dogana_json::canonical(v);
@@ -148,7 +143,10 @@ fn is_identifier(key: &str) -> bool {
 
 /// The path of member `key` of the object at `base`.
 fn member(base: &str, key: &str) -> String {
-    if is_identifier(key) {
+    if key.char_indices().nth(SHOWN_CHARS).is_some() {
+        // a sender's key of megabytes: its start, and its length
+        format!("{base}[{}]", dogana_json::quoted(key, SHOWN_CHARS))
+    } else if is_identifier(key) {
         format!("{base}.{key}")
     } else {
         let mut out = format!("{base}[");
@@ -279,7 +277,8 @@ impl<'a> Obj<'a> {
                 show(&map[extra]),
                 "WIRE-07",
                 format!(
-                    "a {kind} has no field {extra:?}; its fields are version, kind, {}",
+                    "a {kind} has no field {}; its fields are version, kind, {}",
+                    dogana_json::quoted(extra, SHOWN_CHARS),
                     fields.join(", ")
                 ),
             ));
@@ -861,7 +860,26 @@ impl FromWire for Region {
     }
 }
 
+impl Ledger {
+    /// Reads a ledger document in one pass over its bytes, without building a JSON tree, or
+    /// gives `None` when only [`FromWire::from_slice`] can say: a document it refuses, or one
+    /// spelled in a way this reader leaves to it (escaped keys, numbers like `4.0`, the
+    /// regions before the contract). It never accepts a document `from_slice` refuses, and
+    /// gives the same ledger; `from_slice` tries it first.
+    pub fn from_slice_fast(bytes: &[u8]) -> Option<Ledger> {
+        super::fast::ledger(bytes)
+    }
+}
+
 impl FromWire for Ledger {
+    fn from_slice(bytes: &[u8]) -> Result<Ledger> {
+        if let Some(ledger) = Ledger::from_slice_fast(bytes) {
+            return Ok(ledger);
+        }
+        let value = dogana_json::parse(bytes).map_err(json_error)?;
+        Ledger::from_value(&value)
+    }
+
     fn from_value(v: &Json) -> Result<Ledger> {
         let o = Obj::open(
             v,
@@ -1045,6 +1063,7 @@ impl FromWire for Receipt {
             publication_id,
             ledger_identity,
             transition,
+            decided: Default::default(),
         })
     }
 }

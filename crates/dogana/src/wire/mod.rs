@@ -22,6 +22,7 @@ use crate::time::{Date, Duration, Timestamp};
 use crate::value::{Value, Window};
 
 mod decode;
+mod fast;
 pub use decode::FromWire;
 
 /// The wire format version this crate reads and writes.
@@ -324,86 +325,49 @@ impl Wire for Ledger {
             .done()
     }
 
-    /// The same bytes as the generic path, streamed into the hash without building a JSON
-    /// tree: a ledger's identity is O(n) in its regions by definition, and this keeps the
-    /// constant small (a receiver computes it for every decision).
+    /// The same bytes as the generic path, streamed into the hash from each region's cached
+    /// bytes without building a JSON tree, and computed once per ledger: a ledger's identity is
+    /// O(n) in its regions by definition (LEDGER-15), and a receiver needs it for every
+    /// decision.
     fn identity(&self) -> String {
-        let mut hasher = Sha256::new();
-        let mut out = String::with_capacity(1 << 16);
-        out.push_str("{\"contract\":");
-        out.push_str(
-            std::str::from_utf8(&dogana_json::jcs(&self.contract().identity_dict()))
-                .expect("JCS output is UTF-8"),
-        );
-        if let Some(g) = self.generation() {
-            out.push_str(",\"generation\":");
-            match g {
-                Position::Token(t) => dogana_json::write_jcs_string(&mut out, t),
-                Position::Sequence(n) => out.push_str(&n.to_string()),
-            }
-        }
-        out.push_str(",\"kind\":\"Ledger\"");
-        if let Some(p) = self.publication_id() {
-            out.push_str(",\"publication_id\":");
-            dogana_json::write_jcs_string(&mut out, p);
-        }
-        out.push_str(",\"regions\":[");
-        for (i, r) in self.regions().iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            write_region_identity(&mut out, r);
-            if out.len() > 1 << 16 {
-                hasher.update(out.as_bytes());
-                out.clear();
-            }
-        }
-        out.push_str("]}");
-        hasher.update(out.as_bytes());
-        hex(&hasher.finalize())
+        self.cached_identity().to_owned()
+    }
+
+    /// The bytes [`Wire::identity`] hashes, from the same stream.
+    fn identity_json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_identity_json(|bytes| out.extend_from_slice(bytes));
+        String::from_utf8(out).expect("JCS output is UTF-8")
     }
 }
 
-/// A region's identity form in RFC 8785: its keys in UTF-16 order.
-fn write_region_identity(out: &mut String, r: &Region) {
-    use std::fmt::Write as _;
-    let stamp = |out: &mut String, t: Option<Timestamp>| match t {
+/// A datetime or its absence in RFC 8785, as the identity form writes it (WIRE-20).
+pub(crate) fn write_identity_stamp(out: &mut String, t: Option<Timestamp>) {
+    match t {
         None => out.push_str("null"),
         Some(t) => {
-            let _ = write!(out, "{{\"$datetime\":\"{t}\"}}");
+            out.push_str("{\"$datetime\":\"");
+            t.push_to(out);
+            out.push_str("\"}");
         }
-    };
-    let bound = |out: &mut String, v: Option<&Value>| match v {
-        None => out.push_str("null"),
-        Some(Value::Int(i)) => {
+    }
+}
+
+/// A key or bound value in RFC 8785, as [`value`] builds it.
+pub(crate) fn write_identity_value(out: &mut String, v: &Value) {
+    match v {
+        Value::Int(i) => {
+            use std::fmt::Write as _;
             let _ = write!(out, "{i}");
         }
-        Some(Value::Str(s)) => dogana_json::write_jcs_string(out, s),
-        Some(Value::Date(d)) => {
-            let _ = write!(out, "{{\"$date\":\"{d}\"}}");
+        Value::Str(s) => dogana_json::write_jcs_string(out, s),
+        Value::Date(d) => {
+            out.push_str("{\"$date\":\"");
+            d.push_to(out);
+            out.push_str("\"}");
         }
-        Some(Value::Datetime(t)) => {
-            let _ = write!(out, "{{\"$datetime\":\"{t}\"}}");
-        }
-    };
-    out.push_str("{\"complete_as_of\":");
-    stamp(out, r.complete_as_of());
-    out.push_str(",\"deletions_as_of\":");
-    stamp(out, r.deletions_as_of());
-    out.push_str(",\"high\":");
-    bound(out, r.high());
-    out.push_str(if r.high_open() {
-        ",\"high_open\":true"
-    } else {
-        ",\"high_open\":false"
-    });
-    out.push_str(",\"kind\":\"Region\",\"low\":");
-    bound(out, r.low());
-    out.push_str(if r.low_open() {
-        ",\"low_open\":true}"
-    } else {
-        ",\"low_open\":false}"
-    });
+        Value::Datetime(t) => write_identity_stamp(out, Some(*t)),
+    }
 }
 
 impl Wire for Check {

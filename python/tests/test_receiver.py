@@ -1,0 +1,154 @@
+"""The receiver from Python: deliver, replay, refuse, verify on SQLite; and check_rows."""
+
+import hashlib
+import threading
+from datetime import timedelta
+
+import pytest
+
+from dogana_rs import (
+    Contract,
+    Gate,
+    Ledger,
+    ReceiverError,
+    Shape,
+    Store,
+    check_rows,
+)
+
+from conftest import MONDAY, SUNDAY, TUESDAY
+
+
+def contract():
+    return Contract(
+        "orders",
+        key=("id",),
+        shapes={"full": Shape.full(cost=10), "changes": Shape.changes(deletions="tombstone")},
+        cursor_column="updated_at",
+        deleted_column="deleted",
+        types={"id": "int", "updated_at": "datetime", "deleted": "bool"},
+    )
+
+
+SUNDAY_CSV = (
+    "id,updated_at,amount,deleted\n"
+    "1,2026-10-24T10:00:00Z,10,false\n"
+    "2,2026-10-24T11:00:00Z,20,false\n"
+    "3,2026-10-24T12:00:00Z,30,false\n"
+)
+MONDAY_CSV = (
+    "id,updated_at,amount,deleted\n"
+    "2,2026-10-25T09:00:00Z,25,false\n"
+    "3,,,true\n"
+    "4,2026-10-25T10:00:00Z,40,false\n"
+)
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return path, hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_deliver_replay_refuse_verify(tmp_path):
+    c = contract()
+    store = Store(tmp_path / "orders.db")
+    sunday, sunday_hash = write(tmp_path, "sunday.csv", SUNDAY_CSV)
+    full = c.manifest("full", SUNDAY, rows=3, content_hash=sunday_hash)
+
+    first = store.deliver(sunday, c, full, now=SUNDAY, source="nightly")
+    assert first.accepted and not first.replayed
+    assert first.report.passed and first.report.live == 3
+    assert first.receipt.source == "nightly"
+
+    again = store.deliver(sunday, c, full, now=MONDAY)
+    assert again.replayed and again.receipt.identity == first.receipt.identity
+    assert again.report is None
+
+    monday, monday_hash = write(tmp_path, "monday.csv", MONDAY_CSV)
+    changes = c.manifest("changes", MONDAY, since=SUNDAY, rows=2, tombstones=1, content_hash=monday_hash)
+    second = store.deliver(monday, c, changes, now=MONDAY)
+    assert second.accepted, [str(ch) for ch in second.receipt.failures]
+
+    # a file that contradicts its manifest is refused, with the failed row check named
+    lying = c.manifest("changes", TUESDAY, since=MONDAY, rows=5, tombstones=1, content_hash=monday_hash)
+    refused = store.deliver(monday, c, lying, now=TUESDAY)
+    assert refused.receipt.outcome == "rejected"
+    assert "rows" in [ch.name for ch in refused.receipt.failures]
+
+    receipts = store.receipts("orders")
+    assert [r.outcome for r in receipts] == ["accepted", "accepted", "rejected"]
+    assert Ledger.from_receipts(c, receipts) == store.ledger("orders")
+    assert store.verify("orders").ok
+
+    snapshot = store.read_consistent_rows("orders")
+    assert snapshot.ledger == store.ledger("orders")
+    assert "id" in snapshot.columns
+    ids = sorted(row[snapshot.columns.index("id")] for row in snapshot.rows)
+    assert ids == [1, 2, 4]
+
+    claims = store.claims("orders", TUESDAY, limit=timedelta.max)
+    assert claims.exact_as_of == MONDAY
+    assert store.claims("nothing", TUESDAY, limit=timedelta.max) is None
+    assert store.tables() == ["orders"]
+
+
+def test_a_repeated_manifest_over_other_bytes_is_refused(tmp_path):
+    c = contract()
+    store = Store.open(tmp_path / "orders.db")
+    sunday, sunday_hash = write(tmp_path, "sunday.csv", SUNDAY_CSV)
+    full = c.manifest("full", SUNDAY, rows=3, content_hash=sunday_hash)
+    assert store.deliver(sunday, c, full, now=SUNDAY).accepted
+    other, _ = write(tmp_path, "other.csv", SUNDAY_CSV.replace("30", "31"))
+    refused = store.deliver(other, c, full, now=SUNDAY)
+    assert not refused.accepted
+
+
+def test_a_receiver_failure_is_a_receiver_error(tmp_path):
+    c = contract()
+    store = Store(tmp_path / "orders.db")
+    m = c.manifest("full", SUNDAY, rows=3)
+    with pytest.raises(ReceiverError):
+        store.deliver(tmp_path / "missing.csv", c, m, now=SUNDAY)
+    with pytest.raises(ReceiverError):
+        store.deliver(tmp_path / "orders.xlsx", c, m, now=SUNDAY)
+
+
+def test_check_rows_returns_the_checks_for_the_gate(tmp_path):
+    c = contract()
+    path, digest = write(tmp_path, "sunday.csv", SUNDAY_CSV.replace("3,2026", "2,2026"))
+    m = c.manifest("full", SUNDAY, rows=3, content_hash=digest)
+    report = check_rows(path, c, m)
+    assert report.content_sha256 == digest and report.records == 3
+    assert not report.passed
+    keys = report.check("keys")
+    assert not keys.passed and "id=2" in keys.detail
+    receipt = Gate.evaluate(Ledger(c), m, report, now=SUNDAY)
+    assert receipt.outcome == "rejected"
+    assert [ch.name for ch in receipt.failures] == ["keys"]
+    assert list(report) == list(report.checks) and len(report) == len(report.checks)
+
+
+def test_check_rows_releases_the_gil(tmp_path):
+    c = contract()
+    lines = ["id,updated_at,amount,deleted"]
+    lines += [f"{i},2026-10-24T10:00:00Z,{i},false" for i in range(400_000)]
+    text = "\n".join(lines) + "\n"
+    path, _ = write(tmp_path, "big.csv", text)
+    m = c.manifest("full", SUNDAY, rows=400_000)
+    done = threading.Event()
+    result = []
+
+    def run():
+        result.append(check_rows(path, c, m, hash_in_thread=False))
+        done.set()
+
+    ticks = 0
+    t = threading.Thread(target=run)
+    t.start()
+    while not done.is_set():
+        ticks += 1
+    t.join()
+    assert result[0].passed
+    # while the check ran in the other thread, this one kept running Python
+    assert ticks > 1000
