@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use dogana::{LogicalType, Outcome, Receipt, Wire};
-use dogana_receiver::sql::{ident_list, quote_ident};
+use dogana_receiver::sql::{ident_list, keys_outside_query_in, quote_ident, KeysOutsideSql};
 use dogana_receiver::{
     Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Step,
     StoreError, Txn,
@@ -930,25 +930,17 @@ impl Backend for Postgres {
         self.analyse(&srows)?;
         self.analyse(&stombs)?;
         let t = self.qualified(table);
-        let w = quote_ident(q.column);
-        let on_rows: Vec<String> = q
-            .key
-            .iter()
-            .zip(q.staged_key)
-            .map(|(k, i)| format!("p.{} = s.c{i}", quote_ident(k)))
-            .collect();
-        let on_tombs: Vec<String> = q
-            .key
-            .iter()
-            .enumerate()
-            .map(|(i, k)| format!("p.{} = s.k{i}", quote_ident(k)))
-            .collect();
         let (low, cast_low) = bound(&q.window.low);
         let (high, cast_high) = bound(&q.window.high);
         let types: HashMap<String, String> = self.published_types(table)?.into_iter().collect();
         let mut select: Vec<String> = Vec::new();
         let mut kinds: Vec<ReadAs> = Vec::new();
-        for c in q.key.iter().chain(std::iter::once(&q.column.to_owned())) {
+        for c in q
+            .key
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::once(q.column))
+        {
             let (kind, cast) = read_as(types.get(c).map_or("text", String::as_str));
             let col = format!("p.{}", quote_ident(c));
             select.push(match cast {
@@ -957,15 +949,16 @@ impl Backend for Postgres {
             });
             kinds.push(kind);
         }
-        let outside =
-            format!("(p.{w} IS NULL OR p.{w} < $1::{cast_low} OR p.{w} > $2::{cast_high})");
-        let hits = format!(
-            "SELECT {sel} FROM {srows} s JOIN {t} p ON {} WHERE {outside}
-             UNION ALL
-             SELECT {sel} FROM {stombs} s JOIN {t} p ON {} WHERE {outside}",
-            on_rows.join(" AND "),
-            on_tombs.join(" AND "),
-            sel = select.join(", ")
+        let hits = keys_outside_query_in(
+            q,
+            &KeysOutsideSql {
+                table: &t,
+                rows: &srows,
+                tombstones: &stombs,
+                select: &select,
+                low: &format!("$1::{cast_low}"),
+                high: &format!("$2::{cast_high}"),
+            },
         );
         let params: [&(dyn ToSql + Sync); 2] = [&low, &high];
         let count: i64 = self
