@@ -181,6 +181,128 @@ fn every_command_prints_the_same_on_sqlite_and_postgres() {
     assert!(postgres.contains("rejected orders/changes"), "{postgres}");
 }
 
+/// A group of two tables (invoices and lines, read at one instant) delivered, replayed, then
+/// delivered over by a group holding one of them; everything printed, the store replaced by
+/// STORE.
+fn group_session(work: &Work, store: &str) -> String {
+    let mut out = String::new();
+    let mut run = |args: &[&str], code: i32| {
+        let a = work.dogana(args).assert().code(code);
+        let o = a.get_output();
+        out.push_str(&format!("$ {}\n", args.join(" ")));
+        out.push_str(&text(&o.stdout));
+        out.push_str(&text(&o.stderr));
+    };
+    let deliver = ["deliver", "--group", "shop.toml", "inv.csv", "lin.csv"];
+    for _ in 0..2 {
+        let mut args = deliver.to_vec();
+        args.extend(["--store", store, "--at", "2026-10-27T11:00:00Z"]);
+        run(&args, 0);
+    }
+    // a table belongs to one group
+    run(
+        &[
+            "deliver",
+            "--group",
+            "other.toml",
+            "inv.csv",
+            "--store",
+            store,
+            "--at",
+            "2026-10-27T11:00:00Z",
+        ],
+        1,
+    );
+    for t in ["invoices", "lines"] {
+        run(&["receipts", "--store", store, t], 0);
+        run(&["ledger", "--store", store, t], 0);
+    }
+    run(
+        &[
+            "claims",
+            "--store",
+            store,
+            "invoices",
+            "lines",
+            "--at",
+            "2026-10-27T11:00:00Z",
+        ],
+        0,
+    );
+    run(&["verify", "--store", store], 0);
+    let shown = dogana_stores::Spec::parse(store).to_string();
+    out.replace(store, "STORE").replace(&shown, "STORE")
+}
+
+#[test]
+fn a_group_prints_the_same_on_sqlite_and_postgres() {
+    // rule: GROUP-10, GROUP-16, GROUP-17, GROUP-23
+    let work = Work::new();
+    for t in ["invoices", "lines"] {
+        work.write(
+            &format!("{t}.toml"),
+            &format!(
+                "table = \"{t}\"\nkey = [\"id\"]\n[types]\nid = \"int\"\n[shapes.full]\nkind = \"full\"\n"
+            ),
+        );
+    }
+    work.write(
+        "shop.toml",
+        "contracts = [\"invoices.toml\", \"lines.toml\"]\n",
+    );
+    work.write("other.toml", "contracts = [\"invoices.toml\"]\n");
+    for (file, contract, ids) in [
+        ("inv.csv", "invoices.toml", &[1, 2][..]),
+        ("lin.csv", "lines.toml", &[10, 11, 12][..]),
+    ] {
+        let mut rows = String::from("id,amount\n");
+        for id in ids {
+            rows.push_str(&format!("{id},1.00\n"));
+        }
+        work.write(file, &rows);
+        let n = ids.len().to_string();
+        work.dogana([
+            "manifest",
+            file,
+            "--contract",
+            contract,
+            "--shape",
+            "full",
+            "--produced-at",
+            "2026-10-27T10:00:00Z",
+            "--rows",
+            &n,
+            "--force",
+        ])
+        .assert()
+        .success();
+    }
+    let (schema_name, store) = schema("group");
+    let sqlite = group_session(&work, "shop.db");
+    let postgres = group_session(&work, &store);
+    assert_eq!(sqlite, postgres);
+    assert_eq!(postgres.matches(": accepted ").count(), 2, "{postgres}");
+    assert_eq!(postgres.matches(": replayed ").count(), 2, "{postgres}");
+    assert!(
+        postgres.contains("invoices + lines: complete"),
+        "{postgres}"
+    );
+    let groups: Vec<(String, String)> = admin()
+        .query(
+            &format!(
+                "SELECT table_name, group_id FROM {}.dogana_groups ORDER BY 1",
+                dogana_receiver::sql::quote_ident(&schema_name)
+            ),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let pair = |t: &str| (t.to_owned(), "invoices".to_owned());
+    assert_eq!(groups, [pair("invoices"), pair("lines")]);
+}
+
 #[test]
 fn a_password_never_appears_in_any_output_nor_receipt() {
     let work = Work::new();

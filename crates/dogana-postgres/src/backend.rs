@@ -235,6 +235,13 @@ fn schema_sql(s: &str) -> Vec<String> {
             "CREATE INDEX IF NOT EXISTS dogana_receipts_by_manifest
                 ON {s}.dogana_receipts (table_name, manifest_identity)"
         ),
+        // the tables delivered together (Store::deliver_group): one row per table, lowercase
+        format!(
+            "CREATE TABLE IF NOT EXISTS {s}.dogana_groups (
+                table_name TEXT PRIMARY KEY,
+                group_id   TEXT NOT NULL
+            )"
+        ),
         // the reference's DuckDB view, in Postgres's jsonb (region_index from 0, as json_each's
         // key of an array)
         format!(
@@ -415,15 +422,18 @@ impl Postgres {
     }
 
     fn create_schema(&mut self) -> Result<(), StoreError> {
-        let view = self
+        // the view, and dogana_groups (which a store made before groups lacks)
+        let made = self
             .client
             .query_one(
-                "SELECT count(*) FROM pg_views WHERE schemaname = $1 AND viewname = 'dogana_regions'",
+                "SELECT (SELECT count(*) FROM pg_views WHERE schemaname = $1 AND viewname = 'dogana_regions')
+                      + (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                         WHERE n.nspname = $1 AND c.relname = 'dogana_groups' AND c.relkind IN ('r', 'p'))",
                 &[&self.schema],
             )
             .pg()?
             .get::<_, i64>(0);
-        if self.has_tables()? && view == 1 {
+        if self.has_tables()? && made == 2 {
             return Ok(());
         }
         self.begin(Txn::Write, &[])?;
@@ -453,16 +463,26 @@ impl Postgres {
             self.qualified("dogana_ledgers"),
             self.qualified("dogana_receipts"),
         );
+        // a writer made dogana_groups when it connected; a reader of an older store may not
+        // find it, and reads no group then
+        let g = self.qualified("dogana_groups");
         let row = self
             .client
             .query_one(
-                "SELECT has_table_privilege($1, $3) AND has_table_privilege($2, $3)",
-                &[&l, &r, &privileges],
+                "SELECT has_table_privilege($1, $3) AND has_table_privilege($2, $3)
+                        AND CASE WHEN to_regclass($4) IS NULL THEN true ELSE has_table_privilege($4, $3) END,
+                        to_regclass($4) IS NOT NULL",
+                &[&l, &r, &privileges, &g],
             )
             .pg()?;
         if !row.get::<_, bool>(0) {
+            let groups = if row.get::<_, bool>(1) {
+                format!(", {g}")
+            } else {
+                String::new()
+            };
             return Err(plain(format!(
-                "role {:?} may not {} dogana's tables in schema {:?} of {}: GRANT {privileges} ON {l}, {r} TO {}",
+                "role {:?} may not {} dogana's tables in schema {:?} of {}: GRANT {privileges} ON {l}, {r}{groups} TO {}",
                 self.target.user,
                 if self.write { "write" } else { "read" },
                 self.schema,
@@ -1186,5 +1206,56 @@ impl Backend for Postgres {
                     .pg()
             })
             .collect()
+    }
+
+    fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        // a store made before groups has no dogana_groups until a writer opens it
+        let exists: bool = self
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1 AND c.relname = 'dogana_groups' AND c.relkind IN ('r', 'p'))",
+                &[&self.schema],
+            )
+            .pg()?
+            .get(0);
+        if !exists {
+            return Ok(None);
+        }
+        let rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT table_name FROM {s}.dogana_groups WHERE group_id =
+                     (SELECT group_id FROM {s}.dogana_groups WHERE table_name = $1)
+                     ORDER BY table_name COLLATE \"C\"",
+                    s = self.s()
+                ),
+                &[&table.to_ascii_lowercase()],
+            )
+            .pg()?;
+        let tables: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        Ok(if tables.is_empty() {
+            None
+        } else {
+            Some(tables)
+        })
+    }
+
+    fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+        // the group's first table names it; one row per table, so a table has one group. The
+        // table was made when the writer connected (no CREATE inside a delivery's transaction)
+        let Some(id) = tables.first() else {
+            return Ok(());
+        };
+        let sql = format!(
+            "INSERT INTO {}.dogana_groups (table_name, group_id) VALUES ($1, $2)
+             ON CONFLICT (table_name) DO UPDATE SET group_id = excluded.group_id",
+            self.s()
+        );
+        for t in tables {
+            self.run(&sql, &[t, id])?;
+        }
+        Ok(())
     }
 }

@@ -15,6 +15,10 @@
 //! - every **receipt**, `dogana_receipts(table_name, seq, identity, manifest_identity,
 //!   outcome, accepted_order, document)`, accepted and rejected alike (RECV-11), with
 //!   `(table_name, seq)` the primary key and `(table_name, accepted_order)` unique.
+//! - its **group**, when it was delivered with others ([`Store::deliver_group`]):
+//!   `dogana_groups(table_name, group_id)`, one row per table (lowercase; the group named by
+//!   its first table), written in the commit of the group's acceptance. A writer creates the
+//!   table when it connects; a reader of a store made before groups finds none.
 //!
 //! A store is named by a URL, `postgres://USER[:PASSWORD]@HOST[:PORT]/DB?schema=NAME`, and
 //! what it leaves out comes from the libpq environment (`PGHOST`, `PGPORT`, `PGUSER`,
