@@ -82,6 +82,14 @@ impl Harness for Postgres {
         let schema = schema_of(dir);
         let marker = dir.join(MARKER);
         let mut client = admin(&url)?;
+        // processes racing to create one store: the first makes the schema and the marker
+        // under this session lock, the others find the marker (the lock goes with the session)
+        client
+            .execute(
+                "SELECT pg_advisory_lock(hashtext($1), hashtext('dogana_harness_create'))",
+                &[&schema],
+            )
+            .map_err(|e| format!("locking schema {schema}: {e}"))?;
         if marker.exists() {
             settle(&mut client, &schema)?;
         } else {
@@ -93,6 +101,7 @@ impl Harness for Postgres {
                 .map_err(|e| format!("creating schema {schema}: {e}"))?;
             std::fs::write(&marker, &schema).map_err(|e| e.to_string())?;
         }
+        drop(client);
         Postgres::connect(
             &with_schema(&url, &schema),
             &PostgresOptions::default(),
