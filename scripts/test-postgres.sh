@@ -12,7 +12,12 @@ step() { echo "== $* ($(( $(date +%s) - started )) s)"; }
 export DOGANA_PG_DIR="${TMPDIR:-/tmp}/dogana-pg-test-$$"
 trap 'bash scripts/postgres.sh stop' EXIT
 step "a Postgres server"
-eval "$(bash scripts/postgres.sh start)"
+# not `eval "$(...)"`, whose status is eval's: a server that cannot start stops the run here
+if ! exports=$(bash scripts/postgres.sh start); then
+    echo "scripts/test-postgres.sh: the Postgres server did not start (above): the Postgres tests cannot run" >&2
+    exit 1
+fi
+eval "$exports"
 step "cargo test -p dogana-postgres"
 cargo test -p dogana-postgres
 step "the command line with the Postgres backend"
