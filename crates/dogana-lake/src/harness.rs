@@ -54,6 +54,27 @@ fn damage(lake: &mut Lake, table: &str, damage: Damage) -> Result<(), String> {
     lake.commit().map_err(e)
 }
 
+/// Replaces folder `to` with a copy of folder `from`, subfolders too: a `file://` lake is a
+/// tree of objects.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).map_err(|e| format!("creating {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("reading {}: {e}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let ty = entry.file_type().map_err(|e| e.to_string())?;
+        let target = to.join(entry.file_name());
+        if ty.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if ty.is_file() {
+            std::fs::copy(entry.path(), &target)
+                .map_err(|e| format!("copying {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
 impl Harness for Lake {
     fn create(dir: &Path) -> Result<Lake, String> {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
@@ -66,6 +87,10 @@ impl Harness for Lake {
 
     fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
         damage(self, table, d)
+    }
+
+    fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
+        copy_tree(from, to)
     }
 }
 
@@ -119,6 +144,10 @@ impl Harness for ShortLeaseLake {
 
     fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
         damage(&mut self.0, table, d)
+    }
+
+    fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
+        copy_tree(from, to)
     }
 }
 

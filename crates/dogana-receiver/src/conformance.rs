@@ -141,6 +141,28 @@ pub trait Harness: Backend + Sized {
     fn reopen(&self) -> Result<Self, String>;
     /// Damages the data behind the engine's back.
     fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String>;
+    /// Copies the closed store kept in folder `from` so that `create(to)` opens the copy, in
+    /// place of what `to` held: the crash harness's snapshots. By default the folder's files,
+    /// for a store that lives in its folder; a server's store copies what it keeps there.
+    fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
+        copy_dir(from, to)
+    }
+}
+
+/// Replaces folder `to` with a copy of the files of folder `from`.
+pub fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).map_err(|e| format!("creating {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("reading {}: {e}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        if entry.file_type().map_err(|e| e.to_string())?.is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name()))
+                .map_err(|e| format!("copying {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn options(job: &Job) -> DeliverOptions {

@@ -11,6 +11,7 @@ use dogana::{
 use dogana_rows::{sha256_file, Format, RowReport};
 
 use crate::batch::Datum;
+use crate::ledger_cache;
 use crate::port::{Backend, Column, KeysFrom, KeysOutside, ReceiptRow, Step, Txn};
 use crate::stage::{self, declared_type, Staged};
 use crate::StoreError;
@@ -524,7 +525,7 @@ impl<B: Backend> Store<B> {
                         })?;
                         let next = ledger.follow(&receipt)?;
                         publish(b, &job, s, &receipt, &plan)?;
-                        b.save_ledger(&table, &next.to_json())?;
+                        save_ledger(b, &table, &next)?;
                     }
                     b.save_receipt(&table, &receipt)?;
                     Ok(receipt)
@@ -595,8 +596,16 @@ impl<B: Backend> Store<B> {
 fn stored_ledger<B: Backend>(b: &mut B, table: &str) -> Result<Option<Ledger>, StoreError> {
     match b.ledger(table)? {
         None => Ok(None),
-        Some(doc) => Ok(Some(Ledger::from_json(&doc)?)),
+        Some(doc) => Ok(Some(ledger_cache::parse(&doc)?)),
     }
+}
+
+/// Saves `ledger` as the table's stored document, and keeps it for the next read of it.
+fn save_ledger<B: Backend>(b: &mut B, table: &str, ledger: &Ledger) -> Result<(), StoreError> {
+    let document = ledger.to_json();
+    b.save_ledger(table, &document)?;
+    ledger_cache::remember(&document, ledger);
+    Ok(())
 }
 
 fn stored_head<B: Backend>(b: &mut B, table: &str) -> Result<Option<String>, StoreError> {
@@ -1395,7 +1404,7 @@ impl<B: Backend> Store<B> {
                                 })?;
                                 let next = ledgers[k].follow(receipt)?;
                                 publish(b, &jobs[k], s, receipt, &plans[k])?;
-                                b.save_ledger(table, &next.to_json())?;
+                                save_ledger(b, table, &next)?;
                             }
                             b.save_receipt(table, receipt)?;
                         }

@@ -62,6 +62,7 @@ pub mod conformance;
 pub mod crash;
 mod engine;
 mod error;
+mod ledger_cache;
 mod port;
 pub mod sql;
 mod stage;
