@@ -14,8 +14,12 @@ use dogana_lake::objects::Root;
 use dogana_lake::{Lake, LakeError, LakeOptions};
 use dogana_receiver::{Backend, Open, Txn};
 
-const WRITERS: usize = 16;
-const ROUNDS: u64 = 50;
+/// Writers and rounds on `file://`: 16 x 50.
+const FILE: (usize, u64) = (16, 50);
+/// On a server, each round is several requests: 8 writers x 20 raw increments, 8 x 10
+/// publications keep the run to a minute or two a server on 2 cores.
+const SERVER_CAS: (usize, u64) = (8, 20);
+const SERVER_PUBLISH: (usize, u64) = (8, 10);
 
 fn fresh(base: &str) -> String {
     format!(
@@ -33,15 +37,16 @@ fn open(url: &str, ttl_ms: u64) -> Lake {
     Lake::open(Path::new(url), &o, true).unwrap_or_else(|e| panic!("{url}: {e}"))
 }
 
-/// 16 threads each win 50 increments of one object by the storage's conditional replace.
-fn raw_cas(url: &str) {
+/// `writers` threads each win `rounds` increments of one object by the storage's conditional
+/// replace.
+fn raw_cas(url: &str, (writers, rounds): (usize, u64)) {
     let root = Arc::new(Root::open(url).unwrap());
-    let threads: Vec<_> = (0..WRITERS)
+    let threads: Vec<_> = (0..writers)
         .map(|_| {
             let root = root.reopen().unwrap();
             std::thread::spawn(move || {
                 let mut won = 0;
-                while won < ROUNDS {
+                while won < rounds {
                     let cur = root.get_versioned("counter").unwrap();
                     let (n, expect) = match &cur {
                         None => (0u64, None),
@@ -68,20 +73,20 @@ fn raw_cas(url: &str) {
     let v = root.get_versioned("counter").unwrap().unwrap();
     assert_eq!(
         std::str::from_utf8(&v.bytes).unwrap(),
-        (WRITERS as u64 * ROUNDS).to_string(),
+        (writers as u64 * rounds).to_string(),
         "a lost update: the storage's conditional replace is not atomic"
     );
 }
 
-/// 16 writers publish 50 times each through the lease; the snapshots form one chain of 800,
-/// every head with exactly one child.
-fn publications(url: &str) {
+/// `writers` writers publish `rounds` times each through the lease; the snapshots form one
+/// chain, every head with exactly one child.
+fn publications(url: &str, (writers, rounds): (usize, u64)) {
     let first = open(url, 60_000);
-    let threads: Vec<_> = (0..WRITERS)
+    let threads: Vec<_> = (0..writers)
         .map(|_| {
             let mut lake = first.try_clone().unwrap();
             std::thread::spawn(move || {
-                for _ in 0..ROUNDS {
+                for _ in 0..rounds {
                     lake.begin(Txn::Write, &["c"]).unwrap();
                     let n: u64 = lake.ledger("c").unwrap().map_or(0, |s| s.parse().unwrap());
                     lake.save_ledger("c", &(n + 1).to_string()).unwrap();
@@ -112,7 +117,7 @@ fn publications(url: &str) {
         assert!(chain.insert(key), "a cycle");
         at = s.parent;
     }
-    let total = WRITERS as u64 * ROUNDS;
+    let total = writers as u64 * rounds;
     assert_eq!(value.flatten(), Some(total.to_string()));
     assert_eq!(chain.len() as u64, total, "one snapshot per publication");
     let written: HashSet<String> = root
@@ -205,14 +210,14 @@ fn file_url() -> (tempfile::TempDir, String) {
 fn file_cas_under_contention() {
     // rule: store.fold.pointer-commit, topology.coordinate.primitive
     let (_d, url) = file_url();
-    raw_cas(&url);
+    raw_cas(&url, FILE);
 }
 
 #[test]
 fn file_one_publication_per_head() {
     // rule: store.fold.pointer-commit, store.lease.acquire, store.lease.pointer-fence
     let (_d, url) = file_url();
-    publications(&url);
+    publications(&url, FILE);
 }
 
 #[test]
@@ -230,14 +235,14 @@ fn env_url(name: &str) -> String {
 #[ignore = "needs an S3-compatible server: scripts/test-lake.sh"]
 fn s3_cas_under_contention() {
     // rule: store.fold.pointer-commit, topology.coordinate.primitive
-    raw_cas(&fresh(&env_url("DOGANA_LAKE_S3_URL")));
+    raw_cas(&fresh(&env_url("DOGANA_LAKE_S3_URL")), SERVER_CAS);
 }
 
 #[test]
 #[ignore = "needs an S3-compatible server: scripts/test-lake.sh"]
 fn s3_one_publication_per_head() {
     // rule: store.fold.pointer-commit, store.lease.acquire, store.lease.pointer-fence
-    publications(&fresh(&env_url("DOGANA_LAKE_S3_URL")));
+    publications(&fresh(&env_url("DOGANA_LAKE_S3_URL")), SERVER_PUBLISH);
 }
 
 #[test]
@@ -250,14 +255,14 @@ fn s3_sigstopped_writer_is_fenced() {
 #[ignore = "needs Azurite: scripts/test-lake.sh"]
 fn azure_cas_under_contention() {
     // rule: store.fold.pointer-commit, topology.coordinate.primitive
-    raw_cas(&fresh(&env_url("DOGANA_LAKE_AZ_URL")));
+    raw_cas(&fresh(&env_url("DOGANA_LAKE_AZ_URL")), SERVER_CAS);
 }
 
 #[test]
 #[ignore = "needs Azurite: scripts/test-lake.sh"]
 fn azure_one_publication_per_head() {
     // rule: store.fold.pointer-commit, store.lease.acquire, store.lease.pointer-fence
-    publications(&fresh(&env_url("DOGANA_LAKE_AZ_URL")));
+    publications(&fresh(&env_url("DOGANA_LAKE_AZ_URL")), SERVER_PUBLISH);
 }
 
 #[test]
