@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lib=$(bash scripts/libduckdb.sh)
-cargo build --release -q -p dogana-cli --features duckdb,parquet
+cargo build --release -q -p dogana-cli --features duckdb,parquet,postgres
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 cp "$lib/libduckdb.so" "$target/release/"
 echo "$target/release/dogana"

@@ -3,10 +3,12 @@
 # from the project's own files, and fails, saying what is missing, rather than skip:
 #   - node (the ECMAScript number test of dogana-json), from Debian when missing;
 #   - DuckDB's shared library (scripts/libduckdb.sh, from the npm registry);
+#   - a Postgres server (scripts/postgres.sh, Debian's postgresql when initdb is missing);
 #   - Chromium and its fonts (scripts/test-browser.sh, from Debian);
 #   - Python virtual environments for dbt-duckdb and for the Python package (PyPI);
-# then the workspace's tests, the command line with the DuckDB backend and the dbt recipe on
-# a store it made, the Parquet reader, the page in a real browser, the Python package.
+# then the workspace's tests, the Postgres backend and the command line on it, the command
+# line with the DuckDB backend and the dbt recipe on a store it made, the Parquet reader, the
+# page in a real browser, the Python package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
@@ -23,8 +25,10 @@ need_apt node nodejs "the ECMAScript number test of dogana-json"
 bash scripts/libduckdb.sh >/dev/null
 
 step() { echo "== $* ($(( $(date +%s) - started )) s)"; }
-step "cargo test --workspace"
-cargo test --workspace
+step "cargo test --workspace (but the Postgres backend's, which need a server: below)"
+cargo test --workspace --exclude dogana-postgres
+step "the Postgres backend and the command line on it, on a throwaway server"
+bash scripts/test-postgres.sh
 step "the command line with the DuckDB backend"
 cargo test -p dogana-cli --features duckdb
 step "the dbt recipe with dbt-duckdb on a store dogana deliver made"

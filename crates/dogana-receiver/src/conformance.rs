@@ -120,6 +120,16 @@ pub trait Receiver: Sized {
     /// Delivers one job per table of `group` as one (GROUP-10 to GROUP-16); the receipts in
     /// the group's order.
     fn deliver_group(&mut self, group: &Group, jobs: &[Job]) -> Result<Vec<Receipt>, String>;
+    /// Decides the group `jobs`, then delivers `second` (one table's file alone) through
+    /// another handle on the same data, then commits the group: one table's head moves between
+    /// the group's decision and its commit (RECV-10). The group's receipts and how many times
+    /// it was decided again.
+    fn interleave_group(
+        &mut self,
+        group: &Group,
+        jobs: &[Job],
+        second: &Job,
+    ) -> Result<(Vec<Receipt>, u32), String>;
 }
 
 /// What the conformance suite needs of a backend beyond the port: a fresh one, a second
@@ -131,6 +141,28 @@ pub trait Harness: Backend + Sized {
     fn reopen(&self) -> Result<Self, String>;
     /// Damages the data behind the engine's back.
     fn damage(&mut self, table: &str, damage: Damage) -> Result<(), String>;
+    /// Copies the closed store kept in folder `from` so that `create(to)` opens the copy, in
+    /// place of what `to` held: the crash harness's snapshots. By default the folder's files,
+    /// for a store that lives in its folder; a server's store copies what it keeps there.
+    fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
+        copy_dir(from, to)
+    }
+}
+
+/// Replaces folder `to` with a copy of the files of folder `from`.
+pub fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).map_err(|e| format!("creating {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("reading {}: {e}", from.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        if entry.file_type().map_err(|e| e.to_string())?.is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name()))
+                .map_err(|e| format!("copying {}: {e}", entry.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn options(job: &Job) -> DeliverOptions {
@@ -224,20 +256,39 @@ impl<B: Harness> Receiver for Store<B> {
     }
 
     fn deliver_group(&mut self, group: &Group, jobs: &[Job]) -> Result<Vec<Receipt>, String> {
-        let parts: Vec<Part> = jobs
-            .iter()
-            .map(|j| Part {
-                file: j.file.clone(),
-                manifest: j.manifest.clone(),
-                options: options(j),
-            })
-            .collect();
+        let parts = group_parts(jobs);
         let now = jobs.first().map_or_else(now, |j| j.now);
         let source = jobs.first().and_then(|j| j.source.clone());
         Store::deliver_group(self, group, &parts, now, source.as_deref())
             .map(|d| d.receipts)
             .map_err(err)
     }
+
+    fn interleave_group(
+        &mut self,
+        group: &Group,
+        jobs: &[Job],
+        second: &Job,
+    ) -> Result<(Vec<Receipt>, u32), String> {
+        let parts = group_parts(jobs);
+        let now = jobs.first().map_or_else(now, |j| j.now);
+        let decision = self.decide_group(group, &parts, now, None).map_err(err)?;
+        let mut other = Store::new(self.backend().reopen()?);
+        Receiver::deliver(&mut other, second)?;
+        drop(other);
+        let d = self.commit_group(decision).map_err(err)?;
+        Ok((d.receipts, d.redecided))
+    }
+}
+
+fn group_parts(jobs: &[Job]) -> Vec<Part> {
+    jobs.iter()
+        .map(|j| Part {
+            file: j.file.clone(),
+            manifest: j.manifest.clone(),
+            options: options(j),
+        })
+        .collect()
 }
 
 /// Expands to one `#[test]` per named conformance function, run against a [`Receiver`] type.
@@ -1732,6 +1783,7 @@ macro_rules! conformance_suite {
             group_partial_replay_is_decided_anew,
             // rule: GROUP-17, GROUP-08
             group_overlapping_another_refused,
+            group_stale_head_redecided,
         );
     };
 }
@@ -2035,6 +2087,49 @@ pub fn group_partial_replay_is_decided_anew<R: Receiver>() {
         2,
         "a new receipt, not a replay"
     );
+    fx.verify("invoices");
+    fx.verify("lines");
+}
+
+/// One table's head moves between the group's decision and its commit (another writer
+/// delivered that table alone): the whole group is decided again under the lock, and every
+/// receipt continues the head it is published on, the moved table's included.
+pub fn group_stale_head_redecided<R: Receiver>() {
+    // rule: RECV-10
+    let (i, l, g) = invoices_group();
+    let mut fx = Fixture::<R>::new("group-stale");
+    let first = [
+        fx.full_of(&i, "i1.csv", T1, &[1]),
+        fx.full_of(&l, "l1.csv", T1, &[10]),
+    ];
+    let base = fx.r.deliver_group(&g, &first).expect("delivers");
+    let jobs = [
+        fx.full_of(&i, "i3.csv", T3, &[1, 2, 3]),
+        fx.full_of(&l, "l3.csv", T3, &[10, 11]),
+    ];
+    let alone = fx.full_of(&i, "i2.csv", T2, &[1, 2]);
+    let (receipts, redecided) = fx.r.interleave_group(&g, &jobs, &alone).expect("commits");
+    assert_eq!(redecided, 1, "the stale group decision was made again");
+    let stored = fx.r.receipts("invoices").expect("receipts");
+    let moved = stored
+        .iter()
+        .find(|r| r.manifest().identity() == alone.manifest.identity())
+        .expect("the delivery alone is kept");
+    assert_eq!(moved.outcome(), Outcome::Accepted, "{}", failures(moved));
+    for r in &receipts {
+        assert_eq!(r.outcome(), Outcome::Accepted, "{}", failures(r));
+    }
+    assert_eq!(
+        receipts[0].base_publication_id(),
+        Some(moved.publication_id()),
+        "invoices continues the head that moved, not the one decided on"
+    );
+    assert_eq!(
+        receipts[1].base_publication_id(),
+        Some(base[1].publication_id()),
+        "lines continues its own head"
+    );
+    assert_eq!(ids(&fx.state("invoices").rows), set(&["1", "2", "3"]));
     fx.verify("invoices");
     fx.verify("lines");
 }

@@ -16,7 +16,8 @@
 //! ```
 //!
 //! The store lives in its own folder (`Harness::create(dir)`), which the harness copies whole
-//! to take a snapshot of a closed store.
+//! to take a snapshot of a closed store (`Harness::copy_store`: a server's store copies what it
+//! keeps on the server).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -247,17 +248,6 @@ fn state<B: Harness>(store: &mut Store<B>, tables: &[&str]) -> State {
         .collect()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    std::fs::create_dir_all(to).expect("a snapshot folder");
-    for entry in std::fs::read_dir(from).expect("reads the store folder") {
-        let entry = entry.expect("an entry");
-        if entry.file_type().expect("a type").is_file() {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copies");
-        }
-    }
-}
-
 fn spawn(env: &str, child_test: &str, dir: &Path) -> std::process::Child {
     Command::new(std::env::current_exe().expect("the test binary"))
         .args([child_test, "--exact", "--nocapture", "--test-threads=1"])
@@ -301,9 +291,10 @@ fn kill_loop<B: Harness>(env: &str, child_test: &str, kills: usize, scenario: Sc
         }
         expected.push((scenario.state)(&mut store));
         drop(store);
-        copy_dir(&reference, &snapshot(k));
+        B::copy_store(&reference, &snapshot(k)).expect("a snapshot of the store");
     }
-    let start_from = |k: usize| copy_dir(&snapshot(k), &store_dir);
+    let start_from =
+        |k: usize| B::copy_store(&snapshot(k), &store_dir).expect("a copy of a snapshot");
     // how long a child takes from each prefix to the end
     let durations: Vec<Duration> = (0..steps)
         .map(|k| {

@@ -11,6 +11,7 @@ use dogana::{
 use dogana_rows::{sha256_file, Format, RowReport};
 
 use crate::batch::Datum;
+use crate::ledger_cache;
 use crate::port::{Backend, Column, KeysFrom, KeysOutside, ReceiptRow, Step, Txn};
 use crate::stage::{self, declared_type, Staged};
 use crate::StoreError;
@@ -524,7 +525,7 @@ impl<B: Backend> Store<B> {
                         })?;
                         let next = ledger.follow(&receipt)?;
                         publish(b, &job, s, &receipt, &plan)?;
-                        b.save_ledger(&table, &next.to_json())?;
+                        save_ledger(b, &table, &next)?;
                     }
                     b.save_receipt(&table, &receipt)?;
                     Ok(receipt)
@@ -595,8 +596,16 @@ impl<B: Backend> Store<B> {
 fn stored_ledger<B: Backend>(b: &mut B, table: &str) -> Result<Option<Ledger>, StoreError> {
     match b.ledger(table)? {
         None => Ok(None),
-        Some(doc) => Ok(Some(Ledger::from_json(&doc)?)),
+        Some(doc) => Ok(Some(ledger_cache::parse(&doc)?)),
     }
+}
+
+/// Saves `ledger` as the table's stored document, and keeps it for the next read of it.
+fn save_ledger<B: Backend>(b: &mut B, table: &str, ledger: &Ledger) -> Result<(), StoreError> {
+    let document = ledger.to_json();
+    b.save_ledger(table, &document)?;
+    ledger_cache::remember(&document, ledger);
+    Ok(())
 }
 
 fn stored_head<B: Backend>(b: &mut B, table: &str) -> Result<Option<String>, StoreError> {
@@ -1235,6 +1244,29 @@ enum GroupVerdict {
     },
 }
 
+/// A group's decision not yet committed: the first phase of [`Store::deliver_group`]. Like
+/// [`Decision`], it belongs to the handle that made it and is replaced by its next decision.
+#[derive(Debug)]
+pub struct GroupDecision {
+    handle: u64,
+    stage: u64,
+    group: Group,
+    jobs: Vec<Job>,
+    verdict: GroupVerdict,
+    staged: Vec<Option<Staged>>,
+}
+
+impl GroupDecision {
+    /// The receipts decided, in the group's order (a replay's are the originals answered as
+    /// `replayed`).
+    pub fn receipts(&self) -> &[Receipt] {
+        match &self.verdict {
+            GroupVerdict::Replay(r) => r,
+            GroupVerdict::Decided { receipts, .. } => receipts,
+        }
+    }
+}
+
 /// The lowercase, sorted table names of a group: its key in the store.
 fn group_key(group: &Group) -> Vec<String> {
     let mut v: Vec<String> = group.tables().map(str::to_ascii_lowercase).collect();
@@ -1260,6 +1292,19 @@ impl<B: Backend> Store<B> {
         now: Timestamp,
         source: Option<&str>,
     ) -> Result<GroupDelivery, StoreError> {
+        let decision = self.decide_group(group, parts, now, source)?;
+        self.commit_group(decision)
+    }
+
+    /// Phase one of [`Store::deliver_group`]: every table staged and decided in one read
+    /// transaction, nothing written. The decision is committed by [`Store::commit_group`].
+    pub fn decide_group(
+        &mut self,
+        group: &Group,
+        parts: &[Part],
+        now: Timestamp,
+        source: Option<&str>,
+    ) -> Result<GroupDecision, StoreError> {
         let manifests: Vec<Manifest> = parts.iter().map(|p| p.manifest.clone()).collect();
         // GROUP-17: one part per table, matched case-insensitively, or nothing is decided
         group
@@ -1288,10 +1333,39 @@ impl<B: Backend> Store<B> {
         }
         let tables: Vec<String> = jobs.iter().map(|j| j.contract.table().to_owned()).collect();
         let names: Vec<&str> = tables.iter().map(String::as_str).collect();
+        self.stage += 1;
         let mut staged: Vec<Option<Staged>> = vec![None; jobs.len()];
         let verdict = self.within_tables(Txn::Read, &names, |b| {
             decide_group_in(b, group, &jobs, &mut staged)
         })?;
+        Ok(GroupDecision {
+            handle: self.handle,
+            stage: self.stage,
+            group: group.clone(),
+            jobs,
+            verdict,
+            staged,
+        })
+    }
+
+    /// Phase two of [`Store::deliver_group`]: in one write transaction over every table of
+    /// the group, re-reads each table's chain head; if any moved since the decision, the
+    /// whole group is decided again under the lock (RECV-10), never one table alone. Then
+    /// every table's rows, ledger and receipt are written, or every rejection alone.
+    pub fn commit_group(&mut self, decision: GroupDecision) -> Result<GroupDelivery, StoreError> {
+        if decision.handle != self.handle || decision.stage != self.stage {
+            return Err(StoreError::ForeignDecision);
+        }
+        let GroupDecision {
+            group,
+            jobs,
+            verdict,
+            mut staged,
+            ..
+        } = decision;
+        let tables: Vec<String> = jobs.iter().map(|j| j.contract.table().to_owned()).collect();
+        let names: Vec<&str> = tables.iter().map(String::as_str).collect();
+        let group = &group;
         let reports = |staged: &[Option<Staged>]| {
             staged
                 .iter()
@@ -1330,7 +1404,7 @@ impl<B: Backend> Store<B> {
                                 })?;
                                 let next = ledgers[k].follow(receipt)?;
                                 publish(b, &jobs[k], s, receipt, &plans[k])?;
-                                b.save_ledger(table, &next.to_json())?;
+                                save_ledger(b, table, &next)?;
                             }
                             b.save_receipt(table, receipt)?;
                         }

@@ -62,14 +62,15 @@ pub mod conformance;
 pub mod crash;
 mod engine;
 mod error;
+mod ledger_cache;
 mod port;
 pub mod sql;
 mod stage;
 
 pub use batch::{Batch, Datum, Row, Staged};
 pub use engine::{
-    AnyStore, Decision, DeliverOptions, Delivery, GroupDelivery, Open, Part, Snapshot, Store,
-    StoredReceipt, VerifyReport,
+    AnyStore, Decision, DeliverOptions, Delivery, GroupDecision, GroupDelivery, Open, Part,
+    Snapshot, Store, StoredReceipt, VerifyReport,
 };
 pub use error::StoreError;
 pub use port::{Backend, Column, KeysFrom, KeysOutside, Layout, ReceiptRow, Step, Txn};

@@ -54,7 +54,49 @@ pub fn keys_outside_query(
     rows: &str,
     tombstones: &str,
 ) -> String {
-    let t = quote_ident(table);
+    let select: Vec<String> = q
+        .key
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(q.column))
+        .map(|c| format!("p.{}", quote_ident(c)))
+        .collect();
+    keys_outside_query_in(
+        q,
+        &KeysOutsideSql {
+            table: &format!("main.{}", quote_ident(table)),
+            rows,
+            tombstones,
+            select: &select,
+            low: "?1",
+            high: "?2",
+        },
+    )
+}
+
+/// The SQL names and expressions of [`keys_outside_query_in`], for a backend whose tables,
+/// parameters or column types are written otherwise than `main.table`, `?1` and `?2`.
+#[derive(Debug, Clone, Copy)]
+pub struct KeysOutsideSql<'a> {
+    /// The published table, qualified and quoted.
+    pub table: &'a str,
+    /// The staged live rows' SQL name.
+    pub rows: &'a str,
+    /// The staged tombstones' SQL name.
+    pub tombstones: &'a str,
+    /// What each hit selects: one expression per key column, then one for the window
+    /// column, on the published table's alias `p` (`p."id"`, or a cast of it).
+    pub select: &'a [String],
+    /// The window's low bound, as a parameter (`?1`, `$1::date`).
+    pub low: &'a str,
+    /// The window's high bound, as a parameter.
+    pub high: &'a str,
+}
+
+/// [`keys_outside_query`] over names the backend writes: the one text of the query every SQL
+/// backend runs. The window column and key columns are `q`'s; the staged key columns are
+/// `s.cN` (live rows, at `q.staged_key`) and `s.kN` (tombstones).
+pub fn keys_outside_query_in(q: &crate::KeysOutside<'_>, n: &KeysOutsideSql<'_>) -> String {
     let w = quote_ident(q.column);
     let on_rows: Vec<String> = q
         .key
@@ -68,12 +110,13 @@ pub fn keys_outside_query(
         .enumerate()
         .map(|(i, k)| format!("p.{} = s.k{i}", quote_ident(k)))
         .collect();
-    let pk = ident_list(q.key.iter().map(String::as_str), "p.");
-    let outside = format!("(p.{w} IS NULL OR p.{w} < ?1 OR p.{w} > ?2)");
+    let (low, high) = (n.low, n.high);
+    let outside = format!("(p.{w} IS NULL OR p.{w} < {low} OR p.{w} > {high})");
+    let (t, rows, tombstones, sel) = (n.table, n.rows, n.tombstones, n.select.join(", "));
     format!(
-        "SELECT {pk}, p.{w} FROM {rows} s JOIN main.{t} p ON {} WHERE {outside}
+        "SELECT {sel} FROM {rows} s JOIN {t} p ON {} WHERE {outside}
          UNION ALL
-         SELECT {pk}, p.{w} FROM {tombstones} s JOIN main.{t} p ON {} WHERE {outside}",
+         SELECT {sel} FROM {tombstones} s JOIN {t} p ON {} WHERE {outside}",
         on_rows.join(" AND "),
         on_tombs.join(" AND ")
     )

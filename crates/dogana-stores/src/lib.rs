@@ -6,7 +6,7 @@
 //! | --- | --- |
 //! | `sqlite:PATH`, or a PATH ending `.db`, `.sqlite`, `.sqlite3` | SQLite (always built) |
 //! | `duckdb:PATH`, or a PATH ending `.duckdb` | DuckDB (the `duckdb` feature) |
-//! | `postgres://…`, `postgresql://…` | Postgres (reserved: not built yet) |
+//! | `postgres://USER@HOST:PORT/DB?schema=NAME`, `postgresql://…` | Postgres (the `postgres` feature): what the URL leaves out comes from `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE` and `~/.pgpass`; the schema defaults to `public` |
 //! | any other PATH | SQLite, the embedded default |
 //!
 //! [`open`] gives the engine over the chosen backend as one [`AnyStore`] object. A backend
@@ -58,7 +58,7 @@ impl Backend {
         match self {
             Backend::Sqlite => true,
             Backend::DuckDb => cfg!(feature = "duckdb"),
-            Backend::Postgres => false,
+            Backend::Postgres => cfg!(feature = "postgres"),
         }
     }
 }
@@ -142,13 +142,10 @@ fn without_password(url: &str) -> String {
 }
 
 fn unavailable(backend: Backend, spec: &Spec) -> StoreError {
-    let how = match backend {
-        Backend::Postgres => "the Postgres backend is not part of dogana yet".to_owned(),
-        b => format!(
-            "this dogana was built without the {0} backend; build it with `bash scripts/build-full.sh` or `cargo build --release -p dogana-cli --features {0}` (README, \"Every backend\")",
-            b.name()
-        ),
-    };
+    let how = format!(
+        "this dogana was built without the {0} backend; build it with `bash scripts/build-full.sh` or `cargo build --release -p dogana-cli --features {0}` (README, \"Every backend\")",
+        backend.name()
+    );
     StoreError::Unavailable(format!("store {spec} needs {}: {how}", backend.name()))
 }
 
@@ -165,7 +162,8 @@ impl OpenOptions {
     }
 
     /// How long to wait for another writer's lock before refusing with
-    /// [`StoreError::Locked`]: SQLite's busy timeout, DuckDB's file and write locks.
+    /// [`StoreError::Locked`]: SQLite's busy timeout, DuckDB's file and write locks, Postgres's
+    /// per-table advisory lock.
     pub fn lock_timeout(mut self, timeout: Duration) -> OpenOptions {
         self.lock_timeout = Some(timeout);
         self
@@ -203,6 +201,16 @@ pub fn open_with(spec: &Spec, write: bool, options: &OpenOptions) -> Result<Open
             let b = dogana_duckdb::DuckDb::open(path, &o, write)?;
             Ok(Box::new(Store::new(b)))
         }
+        #[cfg(feature = "postgres")]
+        Spec::Postgres(url) => {
+            let mut o = dogana_postgres::PostgresOptions::default();
+            if let Some(t) = options.lock_timeout {
+                o = o.lock_timeout(t);
+            }
+            let b = dogana_postgres::Postgres::connect(url, &o, write)?;
+            Ok(Box::new(Store::new(b)))
+        }
+        #[allow(unreachable_patterns)]
         _ => Err(unavailable(backend, spec)),
     }
 }

@@ -545,6 +545,54 @@ impl Ledger {
         sink(b"]}");
     }
 
+    /// The canonical document (WIRE-17) written from the regions' cached identity bytes, or
+    /// `None` when a region's bytes are not all printable ASCII (the two forms escape other
+    /// characters differently) and the caller must take the generic path.
+    ///
+    /// A region's canonical wire form is its identity form plus `"version":4`, which sorts
+    /// last: for printable ASCII, RFC 8785 and the canonical form write the same bytes, and
+    /// the keys sort the same way in UTF-16 and in code-point order.
+    pub(crate) fn streamed_json(&self) -> Option<String> {
+        use crate::wire::{Wire, VERSION};
+        let version = format!(",\"version\":{VERSION}}}");
+        let mut out = String::with_capacity(64 * self.points.len() + 1024);
+        out.push_str("{\"contract\":");
+        out.push_str(&self.contract.to_json());
+        out.push_str(",\"generation\":");
+        match &self.generation {
+            None => out.push_str("null"),
+            Some(Position::Token(t)) => dogana_json::write_python_ascii_string(&mut out, t),
+            Some(Position::Sequence(n)) => out.push_str(&n.to_string()),
+        }
+        out.push_str(",\"kind\":\"Ledger\",\"publication_id\":");
+        match &self.publication_id {
+            None => out.push_str("null"),
+            Some(p) => dogana_json::write_python_ascii_string(&mut out, p),
+        }
+        out.push_str(",\"regions\":[");
+        let mut printable = true;
+        let mut iter = self.points.iter().peekable();
+        while let Some((start, point)) = iter.next() {
+            let next = iter.peek().map(|(n, _)| *n);
+            point.write_identity(start, next, &mut |bytes: &[u8]| {
+                match bytes.split_last() {
+                    Some((b'}', body)) if body.iter().all(|b| (0x20..0x7f).contains(b)) => {
+                        // printable ASCII is UTF-8
+                        out.push_str(std::str::from_utf8(body).expect("ASCII"));
+                        out.push_str(&version);
+                    }
+                    _ => printable = false,
+                }
+            });
+            if !printable {
+                return None;
+            }
+        }
+        out.push(']');
+        out.push_str(&version);
+        Some(out)
+    }
+
     /// The contract in force.
     pub fn contract(&self) -> &Contract {
         &self.contract

@@ -161,6 +161,8 @@ proptest! {
             prop_assert_eq!(next.identity_json(), fresh_jcs(&next));
             prop_assert_eq!(receipt.ledger_identity(), fresh_identity(&next));
             prop_assert_eq!(next.identity(), fresh_identity(&next));
+            // rule: WIRE-17 — the streamed canonical document is the generic one, byte for byte
+            prop_assert_eq!(next.to_json(), dogana_json::canonical(&next.to_value()));
             // Read back from its canonical document, the ledger has the same identity.
             let read = Ledger::from_json(&next.to_json()).unwrap();
             prop_assert_eq!(read.identity(), fresh_identity(&next));

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::cli::{DeliverArgs, FileFormat, ReceiptsArgs, VerifyArgs};
 use crate::commands::claims;
 use crate::commands::manifest::default_path;
-use crate::input::{self, shown};
+use crate::input;
 use crate::output;
 use crate::progress::Progress;
 use crate::refusal::{refuse, Refusal, Result};
@@ -86,6 +86,12 @@ fn failed(what: &str, db: &Path, e: &StoreError) -> Refusal {
         "{what} failed on store {}: {e}{hint}; nothing was changed",
         shown(db)
     ))
+}
+
+/// How a store is shown in messages: as its spec writes it, a Postgres URL without its
+/// password.
+pub fn shown(db: &Path) -> String {
+    spec(db).to_string()
 }
 
 /// The store a `--store` value names (see `dogana_stores::Spec`).
@@ -161,7 +167,7 @@ fn unknown_table(db: &Path, table: &str, known: &[String]) -> Refusal {
 /// receipts, the new ledger of the latest receipt's contract (nothing published yet).
 pub fn stored_ledger(db: &Path, table: &Path) -> Result<Ledger> {
     let Some(table) = table.to_str() else {
-        refuse!("table {} is not UTF-8 text", shown(table))
+        refuse!("table {} is not UTF-8 text", input::shown(table))
     };
     let mut store = open(db, false)?;
     if let Some(ledger) = store
@@ -239,7 +245,7 @@ fn decision_lines(out: &mut String, receipt: &Receipt, redecided: u32) {
 
 /// The size of a delivered file, refusing one that cannot be read.
 fn file_size(path: &Path) -> Result<u64> {
-    let file = shown(path);
+    let file = input::shown(path);
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
             refuse!("cannot read {file}: it is a directory; name the delivered file")
@@ -293,24 +299,24 @@ type TypedContract = (dogana::Contract, Vec<(String, String)>);
 fn group_contracts(path: &Path) -> Result<Vec<TypedContract>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) => refuse!("cannot read the group file {}: {e}", shown(path)),
+        Err(e) => refuse!("cannot read the group file {}: {e}", input::shown(path)),
     };
     let value: toml::Table = match text.parse() {
         Ok(v) => v,
-        Err(e) => refuse!("group file {} is not TOML: {e}", shown(path)),
+        Err(e) => refuse!("group file {} is not TOML: {e}", input::shown(path)),
     };
     for key in value.keys() {
         if key != "contracts" {
             refuse!(
                 "group file {}: unknown key {key:?}; it lists the group's contracts, as in contracts = [\"invoices.toml\", \"lines.toml\"]",
-                shown(path)
+                input::shown(path)
             );
         }
     }
     let Some(toml::Value::Array(list)) = value.get("contracts") else {
         refuse!(
             "group file {} lists no contracts; write contracts = [\"invoices.toml\", \"lines.toml\"]",
-            shown(path)
+            input::shown(path)
         )
     };
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -319,7 +325,7 @@ fn group_contracts(path: &Path) -> Result<Vec<TypedContract>> {
         let Some(p) = item.as_str() else {
             refuse!(
                 "group file {}: contracts holds {item}, not a path",
-                shown(path)
+                input::shown(path)
             )
         };
         out.push(input::contract_and_columns(&dir.join(p))?);
@@ -351,7 +357,7 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
         None => claims::now()?,
     };
     let options = deliver_options(&a, &contract, columns)?;
-    let file = shown(file_path);
+    let file = input::shown(file_path);
     let size = match std::fs::metadata(file_path) {
         Ok(m) if m.is_dir() => {
             refuse!("cannot read {file}: it is a directory; name the delivered file")
@@ -532,7 +538,7 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
         Ok(g) => g,
         Err(e) => refuse!(
             "group file {} is refused: {}",
-            shown(&group_path),
+            input::shown(&group_path),
             e.problem()
         ),
     };
@@ -550,9 +556,9 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
         else {
             refuse!(
                 "{}'s manifest is of table {:?}, which the group {} does not hold; its tables: {}",
-                shown(path),
+                input::shown(path),
                 manifest.table(),
-                shown(&group_path),
+                input::shown(&group_path),
                 group.tables().collect::<Vec<_>>().join(", ")
             )
         };
@@ -590,7 +596,7 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
             let file = parts
                 .iter()
                 .find(|p| p.manifest.table().eq_ignore_ascii_case(receipt.table()))
-                .map_or_else(|| receipt.table().to_owned(), |p| shown(&p.file));
+                .map_or_else(|| receipt.table().to_owned(), |p| input::shown(&p.file));
             out.push_str(&outcome_line(&file, receipt));
             decision_lines(&mut out, receipt, delivery.redecided);
         }

@@ -25,7 +25,7 @@ pub fn load(store: &Path, table: &str) -> Result<TableHistory> {
     let failed = |what: &str, e: &dyn std::fmt::Display| {
         Refusal::new(format!(
             "{what} failed on store {}: {e}; nothing was written",
-            shown(store)
+            receiver::shown(store)
         ))
     };
     let mut db = receiver::open_reader(store)?;
@@ -42,8 +42,8 @@ pub fn load(store: &Path, table: &str) -> Result<TableHistory> {
         if ledger.is_some() {
             refuse!(
                 "store {} holds a ledger for table {table:?} but no receipt, so there is no history to show; run dogana verify --store {} {table:?}",
-                shown(store),
-                shown(store)
+                receiver::shown(store),
+                receiver::shown(store)
             )
         }
         let known = db.tables().map_err(|e| failed("listing the tables", &e))?;
@@ -54,7 +54,7 @@ pub fn load(store: &Path, table: &str) -> Result<TableHistory> {
         };
         refuse!(
             "store {} has no receipt and no ledger for table {table:?}; {have}",
-            shown(store)
+            receiver::shown(store)
         )
     }
     Ok(TableHistory { ledger, receipts })

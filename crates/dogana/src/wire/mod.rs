@@ -325,6 +325,13 @@ impl Wire for Ledger {
             .done()
     }
 
+    /// The same bytes as the generic path, written from each region's cached identity bytes
+    /// without building a JSON tree (a receiver saves its ledger with every acceptance).
+    fn to_json(&self) -> String {
+        self.streamed_json()
+            .unwrap_or_else(|| dogana_json::canonical(&self.to_value()))
+    }
+
     /// The same bytes as the generic path, streamed into the hash from each region's cached
     /// bytes without building a JSON tree, and computed once per ledger: a ledger's identity is
     /// O(n) in its regions by definition (LEDGER-15), and a receiver needs it for every

@@ -1,0 +1,1261 @@
+//! The Postgres backend behind the engine's port.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Duration;
+
+use dogana::{LogicalType, Outcome, Receipt, Wire};
+use dogana_receiver::sql::{ident_list, keys_outside_query_in, quote_ident, KeysOutsideSql};
+use dogana_receiver::{
+    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Step,
+    StoreError, Txn,
+};
+use postgres::binary_copy::BinaryCopyInWriter;
+use postgres::error::SqlState;
+use postgres::types::{ToSql, Type};
+use postgres::{Client, NoTls, Row};
+use sha2::{Digest, Sha256};
+
+use crate::conninfo::Target;
+use crate::values::{bound, staged, staging_type, Pg, PgDate, PgTimestamptz};
+
+/// Postgres's identifier limit, in bytes: a longer name is silently truncated, so it is refused.
+const MAX_IDENT: usize = 63;
+
+/// How the Postgres backend connects and waits.
+#[derive(Debug, Clone)]
+pub struct PostgresOptions {
+    schema: Option<String>,
+    lock_timeout: Duration,
+}
+
+impl Default for PostgresOptions {
+    fn default() -> Self {
+        PostgresOptions {
+            schema: None,
+            lock_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+impl PostgresOptions {
+    /// The defaults: the URL's schema (else `public`), a 60 s wait for another writer.
+    pub fn new() -> PostgresOptions {
+        PostgresOptions::default()
+    }
+
+    /// The schema holding the store's tables, when the URL names none (`?schema=NAME` wins).
+    pub fn schema(mut self, schema: impl Into<String>) -> PostgresOptions {
+        self.schema = Some(schema.into());
+        self
+    }
+
+    /// How long a writer waits for another writer of the same table (its advisory lock) before
+    /// refusing with [`StoreError::Locked`].
+    pub fn lock_timeout(mut self, timeout: Duration) -> PostgresOptions {
+        self.lock_timeout = timeout;
+        self
+    }
+}
+
+/// The dogana backend on one schema of a Postgres database. Use it through
+/// [`Store`](crate::Store), the engine over it.
+pub struct Postgres {
+    client: Client,
+    target: Target,
+    schema: String,
+    options: PostgresOptions,
+    write: bool,
+    /// Staging tables analysed in this delivery (temp tables are not auto-analysed).
+    analysed: Vec<String>,
+}
+
+impl std::fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Postgres({}, schema {:?})",
+            self.target.shown(),
+            self.schema
+        )
+    }
+}
+
+/// An error of the server or the connection, in one line (no password: the server never
+/// echoes one, and the URL is shown without it).
+#[derive(Debug)]
+pub(crate) struct PgError(String);
+
+impl std::fmt::Display for PgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PgError {}
+
+/// The error and its sources, in one line.
+fn chain(e: &postgres::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(c) = source {
+        let m = c.to_string();
+        if !s.contains(&m) {
+            s.push_str(&format!(": {m}"));
+        }
+        source = c.source();
+    }
+    s.replace(['\n', '\r'], " ")
+}
+
+fn one_line(e: &postgres::Error) -> String {
+    let text = match e.as_db_error() {
+        Some(db) => {
+            let mut s = format!("{} ({})", db.message(), db.code().code());
+            if let Some(d) = db.detail() {
+                s.push_str(&format!(": {d}"));
+            }
+            if let Some(h) = db.hint() {
+                s.push_str(&format!(" (hint: {h})"));
+            }
+            s
+        }
+        None => {
+            let mut s = chain(e);
+            if e.is_closed() {
+                s.push_str(" (the connection to the server is lost: nothing of this delivery was committed unless its receipt is stored; deliver again)");
+            }
+            s
+        }
+    };
+    text.replace(['\n', '\r'], " ")
+}
+
+fn pg(e: postgres::Error) -> StoreError {
+    StoreError::backend("postgres", PgError(one_line(&e)))
+}
+
+fn plain(m: String) -> StoreError {
+    StoreError::backend("postgres", PgError(m))
+}
+
+trait Pgx<T> {
+    fn pg(self) -> Result<T, StoreError>;
+}
+
+impl<T> Pgx<T> for Result<T, postgres::Error> {
+    fn pg(self) -> Result<T, StoreError> {
+        self.map_err(pg)
+    }
+}
+
+/// The Postgres column type a declared type name is published as.
+///
+/// ```
+/// assert_eq!(dogana_postgres::postgres_type(Some("float")), "DOUBLE PRECISION");
+/// assert_eq!(dogana_postgres::postgres_type(Some("decimal(12,2)")), "NUMERIC(12,2)");
+/// assert_eq!(dogana_postgres::postgres_type(None), "TEXT");
+/// ```
+pub fn postgres_type(type_name: Option<&str>) -> String {
+    let Some(name) = type_name else {
+        return "TEXT".into();
+    };
+    match LogicalType::from_name(name) {
+        Some(LogicalType::Int) => "BIGINT".into(),
+        Some(LogicalType::Float) => "DOUBLE PRECISION".into(),
+        Some(LogicalType::Bool) => "BOOLEAN".into(),
+        Some(LogicalType::Date) => "DATE".into(),
+        Some(LogicalType::Datetime) => "TIMESTAMPTZ".into(),
+        Some(LogicalType::Str) => "TEXT".into(),
+        None => match decimal(name) {
+            Some((p, s)) => format!("NUMERIC({p},{s})"),
+            None => "TEXT".into(),
+        },
+    }
+}
+
+/// `decimal(p,s)` with 1 ≤ p ≤ 1000 and 0 ≤ s ≤ p.
+fn decimal(name: &str) -> Option<(u32, u32)> {
+    let inner = name.trim().strip_prefix("decimal(")?.strip_suffix(')')?;
+    let (p, s) = inner.split_once(',')?;
+    let (p, s): (u32, u32) = (p.trim().parse().ok()?, s.trim().parse().ok()?);
+    ((1..=1000).contains(&p) && s <= p).then_some((p, s))
+}
+
+/// A short stable name part for a table: Postgres names are at most 63 bytes, and the
+/// staging tables' and the key index's names must stay distinct per table.
+pub(crate) fn tag(table: &str) -> String {
+    let d = Sha256::digest(table.as_bytes());
+    d.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The TEMP tables staging a delivery to `table`: its live rows and its tombstones' keys.
+fn staging(table: &str) -> (String, String) {
+    let t = tag(table);
+    (
+        format!(
+            "pg_temp.{}",
+            quote_ident(&format!("dogana_stage_rows__{t}"))
+        ),
+        format!(
+            "pg_temp.{}",
+            quote_ident(&format!("dogana_stage_tombstones__{t}"))
+        ),
+    )
+}
+
+/// The published table's key index.
+fn key_index(table: &str) -> String {
+    format!("dogana_key__{}", tag(table))
+}
+
+/// The store's own tables, index and view in schema `s` (quoted).
+fn schema_sql(s: &str) -> Vec<String> {
+    vec![
+        format!(
+            "CREATE TABLE IF NOT EXISTS {s}.dogana_ledgers (
+                table_name TEXT PRIMARY KEY,
+                document   TEXT NOT NULL
+            )"
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {s}.dogana_receipts (
+                table_name        TEXT NOT NULL,
+                seq               BIGINT NOT NULL,
+                identity          TEXT NOT NULL,
+                manifest_identity TEXT NOT NULL,
+                outcome           TEXT NOT NULL CHECK (outcome IN ('accepted', 'rejected')),
+                accepted_order    BIGINT CHECK ((outcome = 'accepted') = (accepted_order IS NOT NULL)),
+                document          TEXT NOT NULL,
+                PRIMARY KEY (table_name, seq),
+                UNIQUE (table_name, accepted_order)
+            )"
+        ),
+        format!(
+            "CREATE INDEX IF NOT EXISTS dogana_receipts_by_manifest
+                ON {s}.dogana_receipts (table_name, manifest_identity)"
+        ),
+        // the tables delivered together (Store::deliver_group): one row per table, lowercase
+        format!(
+            "CREATE TABLE IF NOT EXISTS {s}.dogana_groups (
+                table_name TEXT PRIMARY KEY,
+                group_id   TEXT NOT NULL
+            )"
+        ),
+        // the reference's DuckDB view, in Postgres's jsonb (region_index from 0, as json_each's
+        // key of an array)
+        format!(
+            "CREATE OR REPLACE VIEW {s}.dogana_regions AS
+SELECT l.table_name,
+       l.document::jsonb ->> 'publication_id' AS publication_id,
+       (r.ordinality - 1)::integer AS region_index,
+       r.value -> 'low' AS low,
+       r.value -> 'high' AS high,
+       (r.value ->> 'low_open')::boolean AS low_open,
+       (r.value ->> 'high_open')::boolean AS high_open,
+       (r.value -> 'complete_as_of' ->> '$datetime')::timestamptz AS complete_as_of,
+       (r.value -> 'deletions_as_of' ->> '$datetime')::timestamptz AS deletions_as_of
+FROM {s}.dogana_ledgers l,
+     jsonb_array_elements(l.document::jsonb -> 'regions') WITH ORDINALITY AS r(value, ordinality)"
+        ),
+    ]
+}
+
+/// The advisory lock key of a table of a schema (or of the schema itself: `None`).
+const LOCK_SQL: &str = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))";
+/// The second key of the schema's own lock (no table is named `dogana_…`).
+const SCHEMA_LOCK: &str = "dogana_schema";
+
+impl Open for Postgres {
+    type Options = PostgresOptions;
+
+    /// `path` is the store's URL (`postgres://…`); see [`Postgres::connect`].
+    fn open(path: &Path, options: &PostgresOptions, write: bool) -> Result<Postgres, StoreError> {
+        Postgres::connect(&path.to_string_lossy(), options, write)
+    }
+}
+
+impl Postgres {
+    /// Connects to the store a URL names: `postgres://USER[:PASSWORD]@HOST[:PORT]/DB?schema=NAME`,
+    /// what it leaves out taken from `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE`
+    /// and `~/.pgpass` (or `PGPASSFILE`) as libpq takes them. The schema must exist. A writer
+    /// creates dogana's tables and view in it; a reader (`write` false) changes nothing and
+    /// refuses a schema without dogana's tables ([`StoreError::NotAStore`]). Every error names
+    /// the store without its password, and what to fix.
+    pub fn connect(
+        url: &str,
+        options: &PostgresOptions,
+        write: bool,
+    ) -> Result<Postgres, StoreError> {
+        let mut target = Target::from_url(url).map_err(plain)?;
+        let schema = target
+            .schema
+            .clone()
+            .or_else(|| options.schema.clone())
+            .unwrap_or_else(|| "public".into());
+        target.schema = Some(schema.clone());
+        let client = session(&target, write)?;
+        let mut db = Postgres {
+            client,
+            target,
+            schema,
+            options: options.clone(),
+            write,
+            analysed: Vec::new(),
+        };
+        db.check_schema()?;
+        if write {
+            db.create_schema()?;
+        }
+        db.check_tables()?;
+        Ok(db)
+    }
+
+    /// The store as messages show it: its URL without the password.
+    pub fn shown(&self) -> String {
+        self.target.shown()
+    }
+
+    /// The schema holding the store.
+    pub fn schema(&self) -> &str {
+        &self.schema
+    }
+
+    /// This handle's client, for reading what the engine does not model (and for tests).
+    /// Writing to the store's tables behind its back breaks what `verify` checks.
+    pub fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+
+    /// Another handle on the same store: a new connection (a new session).
+    pub fn try_clone(&self) -> Result<Postgres, StoreError> {
+        Ok(Postgres {
+            client: session(&self.target, self.write)?,
+            target: self.target.clone(),
+            schema: self.schema.clone(),
+            options: self.options.clone(),
+            write: self.write,
+            analysed: Vec::new(),
+        })
+    }
+
+    /// The server's process id of this session (for `pg_terminate_backend` in tests).
+    pub fn backend_pid(&mut self) -> Result<i32, StoreError> {
+        let row = self.client.query_one("SELECT pg_backend_pid()", &[]).pg()?;
+        Ok(row.get(0))
+    }
+
+    fn s(&self) -> String {
+        quote_ident(&self.schema)
+    }
+
+    fn qualified(&self, table: &str) -> String {
+        format!("{}.{}", self.s(), quote_ident(table))
+    }
+
+    fn context(&self) -> String {
+        format!(
+            "database {:?} on {} as user {:?}",
+            self.target.dbname,
+            self.target.server(),
+            self.target.user
+        )
+    }
+
+    fn check_schema(&mut self) -> Result<(), StoreError> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1),
+                        has_schema_privilege(current_user, (SELECT oid FROM pg_namespace WHERE nspname = $1), 'USAGE'),
+                        has_schema_privilege(current_user, (SELECT oid FROM pg_namespace WHERE nspname = $1), 'CREATE')",
+                &[&self.schema],
+            )
+            .pg()?;
+        let (exists, usage, create): (bool, Option<bool>, Option<bool>) =
+            (row.get(0), row.get(1), row.get(2));
+        let (s, user) = (&self.schema, &self.target.user);
+        if !exists {
+            let m = format!(
+                "schema {s:?} does not exist in {}: create it (CREATE SCHEMA {}) or name an existing one with ?schema=NAME",
+                self.context(),
+                quote_ident(s)
+            );
+            return Err(if self.write {
+                plain(m)
+            } else {
+                StoreError::NotAStore(m)
+            });
+        }
+        if usage != Some(true) {
+            return Err(plain(format!(
+                "role {user:?} may not use schema {s:?} in {}: GRANT USAGE{} ON SCHEMA {} TO {}",
+                self.context(),
+                if self.write { ", CREATE" } else { "" },
+                quote_ident(s),
+                quote_ident(user)
+            )));
+        }
+        if self.write && create != Some(true) {
+            return Err(plain(format!(
+                "role {user:?} may not create tables in schema {s:?} in {}: GRANT CREATE ON SCHEMA {} TO {}, or name a schema it owns",
+                self.context(),
+                quote_ident(s),
+                quote_ident(user)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether dogana's two tables exist in the schema.
+    fn has_tables(&mut self) -> Result<bool, StoreError> {
+        let row = self
+            .client
+            .query_one(
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1 AND c.relname IN ('dogana_ledgers', 'dogana_receipts')
+                 AND c.relkind IN ('r', 'p')",
+                &[&self.schema],
+            )
+            .pg()?;
+        Ok(row.get::<_, i64>(0) == 2)
+    }
+
+    fn create_schema(&mut self) -> Result<(), StoreError> {
+        // the view, and dogana_groups (which a store made before groups lacks)
+        let made = self
+            .client
+            .query_one(
+                "SELECT (SELECT count(*) FROM pg_views WHERE schemaname = $1 AND viewname = 'dogana_regions')
+                      + (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                         WHERE n.nspname = $1 AND c.relname = 'dogana_groups' AND c.relkind IN ('r', 'p'))",
+                &[&self.schema],
+            )
+            .pg()?
+            .get::<_, i64>(0);
+        if self.has_tables()? && made == 2 {
+            return Ok(());
+        }
+        self.begin(Txn::Write, &[])?;
+        for sql in schema_sql(&self.s()) {
+            if let Err(e) = self.client.batch_execute(&sql) {
+                self.rollback();
+                return Err(pg(e));
+            }
+        }
+        self.commit()
+    }
+
+    fn check_tables(&mut self) -> Result<(), StoreError> {
+        if !self.has_tables()? {
+            return Err(StoreError::NotAStore(format!(
+                "schema {:?} of {} has no dogana tables (dogana_ledgers, dogana_receipts)",
+                self.schema,
+                self.context()
+            )));
+        }
+        let privileges = if self.write {
+            "SELECT, INSERT, UPDATE"
+        } else {
+            "SELECT"
+        };
+        let (l, r) = (
+            self.qualified("dogana_ledgers"),
+            self.qualified("dogana_receipts"),
+        );
+        // a writer made dogana_groups when it connected; a reader of an older store may not
+        // find it, and reads no group then
+        let g = self.qualified("dogana_groups");
+        let row = self
+            .client
+            .query_one(
+                "SELECT has_table_privilege($1, $3) AND has_table_privilege($2, $3)
+                        AND CASE WHEN to_regclass($4) IS NULL THEN true ELSE has_table_privilege($4, $3) END,
+                        to_regclass($4) IS NOT NULL",
+                &[&l, &r, &privileges, &g],
+            )
+            .pg()?;
+        if !row.get::<_, bool>(0) {
+            let groups = if row.get::<_, bool>(1) {
+                format!(", {g}")
+            } else {
+                String::new()
+            };
+            return Err(plain(format!(
+                "role {:?} may not {} dogana's tables in schema {:?} of {}: GRANT {privileges} ON {l}, {r}{groups} TO {}",
+                self.target.user,
+                if self.write { "write" } else { "read" },
+                self.schema,
+                self.context(),
+                quote_ident(&self.target.user)
+            )));
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, StoreError> {
+        self.client.execute(sql, params).pg()
+    }
+
+    /// The published table's columns with their types as Postgres writes them.
+    fn published_types(&mut self, table: &str) -> Result<Vec<(String, String)>, StoreError> {
+        let rows = self
+            .client
+            .query(
+                "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
+                 FROM pg_attribute a
+                 JOIN pg_class c ON c.oid = a.attrelid
+                 JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1 AND c.relname = $2
+                   AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+                   AND a.attnum > 0 AND NOT a.attisdropped
+                 ORDER BY a.attnum",
+                &[&self.schema, &table],
+            )
+            .pg()?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    /// Analyses a staging table once per delivery, before a join plans over it.
+    fn analyse(&mut self, staging: &str) -> Result<(), StoreError> {
+        if !self.analysed.iter().any(|s| s == staging) {
+            self.client
+                .batch_execute(&format!("ANALYZE {staging}"))
+                .pg()?;
+            self.analysed.push(staging.to_owned());
+        }
+        Ok(())
+    }
+
+    fn copy(
+        &mut self,
+        into: &str,
+        columns: &[String],
+        types: &[Type],
+        rows: &mut dyn Iterator<Item = Vec<Pg<'_>>>,
+    ) -> Result<(), StoreError> {
+        let sink = self
+            .client
+            .copy_in(&format!(
+                "COPY {into} ({}) FROM STDIN (FORMAT binary)",
+                columns.join(", ")
+            ))
+            .pg()?;
+        let mut writer = BinaryCopyInWriter::new(sink, types);
+        for row in rows {
+            writer.write_raw(row.iter()).pg()?;
+        }
+        writer.finish().pg()?;
+        Ok(())
+    }
+}
+
+impl Postgres {
+    /// Opens a transaction of this kind (see the crate's Decisions), taking the write locks.
+    fn open_txn(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
+        match txn {
+            Txn::Read if self.write => self
+                .client
+                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                .pg(),
+            Txn::Read => self
+                .client
+                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                .pg(),
+            Txn::Write => {
+                if !self.write {
+                    return Err(plain(format!(
+                        "{} was opened for reading only",
+                        self.shown()
+                    )));
+                }
+                let timeout = format!(
+                    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = {}",
+                    self.options.lock_timeout.as_millis().max(1)
+                );
+                self.client.batch_execute(&timeout).pg()?;
+                let schema = self.schema.clone();
+                let keys: Vec<&str> = if tables.is_empty() {
+                    vec![SCHEMA_LOCK]
+                } else {
+                    tables.to_vec()
+                };
+                for table in keys {
+                    if let Err(e) = self.client.execute(LOCK_SQL, &[&schema, &table]) {
+                        let locked = e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE);
+                        self.rollback();
+                        if locked {
+                            return Err(StoreError::Locked {
+                                store: self.shown(),
+                                holder: format!(
+                                    "another writer of table {table:?} holds its advisory lock; waited {:?}",
+                                    self.options.lock_timeout
+                                ),
+                            });
+                        }
+                        return Err(pg(e));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A writer's session on the server a URL names, whatever its schema holds (the test harness
+/// creates schemas through it).
+pub(crate) fn raw_session(url: &str) -> Result<Client, StoreError> {
+    session(&Target::from_url(url).map_err(plain)?, true)
+}
+
+/// A new session: connected, with the session's settings; a reader's transactions are read
+/// only.
+fn session(target: &Target, write: bool) -> Result<Client, StoreError> {
+    let mut client = target
+        .config()
+        .connect(NoTls)
+        .map_err(|e| connect_error(target, &e))?;
+    let mut setup = String::from(
+        "SET TimeZone = 'UTC'; SET client_min_messages = warning; SET DateStyle = 'ISO';",
+    );
+    if !write {
+        setup.push_str(" SET default_transaction_read_only = on;");
+    }
+    client.batch_execute(&setup).pg()?;
+    Ok(client)
+}
+
+/// A failed connection as one line naming what to fix.
+fn connect_error(target: &Target, e: &postgres::Error) -> StoreError {
+    let (server, user, db) = (target.server(), &target.user, &target.dbname);
+    let m = if let Some(d) = e.as_db_error() {
+        let code = d.code();
+        if *code == SqlState::INVALID_PASSWORD
+            || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+        {
+            format!(
+                "the server at {server} refused user {user:?} ({}): correct the user or the password (in the URL, PGPASSWORD or ~/.pgpass; this one came from {})",
+                d.message(),
+                target.password_from
+            )
+        } else if *code == SqlState::INVALID_CATALOG_NAME {
+            format!(
+                "database {db:?} does not exist on {server}: create it (createdb {db}) or name another in the URL"
+            )
+        } else if *code == SqlState::INSUFFICIENT_PRIVILEGE {
+            format!(
+                "user {user:?} may not connect to database {db:?} on {server} ({}): GRANT CONNECT ON DATABASE {} TO {}",
+                d.message(),
+                quote_ident(db),
+                quote_ident(user)
+            )
+        } else {
+            format!(
+                "connecting to database {db:?} on {server} as {user:?} failed: {}",
+                one_line(e)
+            )
+        }
+    } else {
+        let text = chain(e);
+        if text.contains("password missing") {
+            format!(
+                "the server at {server} asks a password of user {user:?}, and none was given: put it in the URL, PGPASSWORD or ~/.pgpass"
+            )
+        } else {
+            format!(
+                "cannot reach the Postgres server at {server} ({text}): start it, or correct the host and port (in the URL, PGHOST, PGPORT)"
+            )
+        }
+    };
+    plain(m)
+}
+
+/// Reads value `i` of a row of the published table, as selected by `read_rows`.
+fn datum(row: &Row, i: usize, kind: ReadAs) -> Result<Datum, postgres::Error> {
+    Ok(match kind {
+        ReadAs::Int => row
+            .try_get::<_, Option<i64>>(i)?
+            .map_or(Datum::Null, Datum::Int),
+        ReadAs::Real => row
+            .try_get::<_, Option<f64>>(i)?
+            .map_or(Datum::Null, Datum::Real),
+        ReadAs::Bool => row
+            .try_get::<_, Option<bool>>(i)?
+            .map_or(Datum::Null, Datum::Bool),
+        ReadAs::Date => row
+            .try_get::<_, Option<PgDate>>(i)?
+            .map_or(Datum::Null, |d| d.0),
+        ReadAs::Datetime => row
+            .try_get::<_, Option<PgTimestamptz>>(i)?
+            .map_or(Datum::Null, |d| d.0),
+        ReadAs::Text => row
+            .try_get::<_, Option<String>>(i)?
+            .map_or(Datum::Null, Datum::Text),
+    })
+}
+
+#[derive(Debug, Clone, Copy)]
+enum ReadAs {
+    Int,
+    Real,
+    Bool,
+    Date,
+    Datetime,
+    Text,
+}
+
+/// How a published column of this Postgres type is selected and read.
+fn read_as(pg_type: &str) -> (ReadAs, Option<&'static str>) {
+    match pg_type {
+        "bigint" => (ReadAs::Int, None),
+        "integer" | "smallint" => (ReadAs::Int, Some("int8")),
+        "double precision" => (ReadAs::Real, None),
+        "real" => (ReadAs::Real, Some("float8")),
+        "boolean" => (ReadAs::Bool, None),
+        "date" => (ReadAs::Date, None),
+        "timestamp with time zone" => (ReadAs::Datetime, None),
+        "text" => (ReadAs::Text, None),
+        _ => (ReadAs::Text, Some("text")),
+    }
+}
+
+impl Backend for Postgres {
+    const TEXT_TIMES: bool = false;
+
+    fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
+        if self.client.is_closed() {
+            // the session was lost (a restarted server, a terminated backend): a delivery
+            // starts on a new one; its staging tables went with the old one
+            self.client = session(&self.target, self.write)?;
+        }
+        self.analysed.clear();
+        match self.open_txn(txn, tables) {
+            // a session lost since the last call shows only now: nothing was done in this
+            // transaction yet, so it starts again on a new session
+            Err(e)
+                if self.client.is_closed()
+                    || self.client.is_valid(Duration::from_secs(5)).is_err() =>
+            {
+                self.client = session(&self.target, self.write)?;
+                if txn == Txn::Write && !tables.is_empty() {
+                    // the staged rows went with the lost session's TEMP tables
+                    return Err(plain(format!(
+                        "the session was lost after the rows were staged ({e}); nothing was committed: deliver again"
+                    )));
+                }
+                self.open_txn(txn, tables)
+            }
+            r => r,
+        }
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        self.client.batch_execute("COMMIT").pg()
+    }
+
+    fn rollback(&mut self) {
+        let _ = self.client.batch_execute("ROLLBACK");
+    }
+
+    fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        let sql = format!(
+            "SELECT document FROM {}.dogana_ledgers WHERE table_name = $1",
+            self.s()
+        );
+        let rows = self.client.query(&sql, &[&table]).pg()?;
+        Ok(rows.first().map(|r| r.get(0)))
+    }
+
+    fn accepted_receipt(
+        &mut self,
+        table: &str,
+        manifest: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let sql = format!(
+            "SELECT document FROM {}.dogana_receipts
+             WHERE table_name = $1 AND manifest_identity = $2 AND outcome = 'accepted'
+             ORDER BY accepted_order LIMIT 1",
+            self.s()
+        );
+        let rows = self.client.query(&sql, &[&table, &manifest]).pg()?;
+        Ok(rows.first().map(|r| r.get(0)))
+    }
+
+    fn receipts(&mut self, table: &str) -> Result<Vec<ReceiptRow>, StoreError> {
+        let sql = format!(
+            "SELECT seq, identity, manifest_identity, outcome, accepted_order, document
+             FROM {}.dogana_receipts WHERE table_name = $1 ORDER BY seq",
+            self.s()
+        );
+        let rows = self.client.query(&sql, &[&table]).pg()?;
+        Ok(rows
+            .iter()
+            .map(|r| ReceiptRow {
+                seq: r.get(0),
+                identity: r.get(1),
+                manifest_identity: r.get(2),
+                outcome: r.get(3),
+                accepted_order: r.get(4),
+                document: r.get(5),
+            })
+            .collect())
+    }
+
+    fn tables(&mut self) -> Result<Vec<String>, StoreError> {
+        let s = self.s();
+        let sql = format!(
+            "SELECT table_name FROM (SELECT table_name FROM {s}.dogana_ledgers
+             UNION SELECT table_name FROM {s}.dogana_receipts) t
+             ORDER BY table_name COLLATE \"C\""
+        );
+        let rows = self.client.query(&sql, &[]).pg()?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn published_columns(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        let cols: Vec<String> = self
+            .published_types(table)?
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect();
+        Ok(if cols.is_empty() { None } else { Some(cols) })
+    }
+
+    fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+        if table.len() > MAX_IDENT {
+            return Err(StoreError::TableName(format!(
+                "{table:?} is {} bytes long; Postgres names are at most {MAX_IDENT} bytes",
+                table.len()
+            )));
+        }
+        if let Some(c) = layout.loaded.iter().find(|c| c.len() > MAX_IDENT) {
+            return Err(plain(format!(
+                "column {c:?} is {} bytes long; Postgres names are at most {MAX_IDENT} bytes: rename it in the delivered file",
+                c.len()
+            )));
+        }
+        let (srows, stombs) = staging(table);
+        let pg_name = |t: &Option<String>| staging_type(t.as_deref()).name().to_owned();
+        let cols: Vec<String> = layout
+            .types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("c{i} {}", pg_name(t)))
+            .collect();
+        let keys: Vec<String> = layout
+            .key
+            .iter()
+            .enumerate()
+            .map(|(i, (_, t))| format!("k{i} {}", pg_name(t)))
+            .collect();
+        let or_none = |v: Vec<String>, none: &str| {
+            if v.is_empty() {
+                format!("{none} TEXT")
+            } else {
+                v.join(", ")
+            }
+        };
+        self.client
+            .batch_execute(&format!(
+                "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};
+                 CREATE TEMP TABLE {srows} ({}); CREATE TEMP TABLE {stombs} ({});",
+                or_none(cols, "c_none"),
+                or_none(keys, "k_none")
+            ))
+            .pg()?;
+        Ok(())
+    }
+
+    fn stage_batch(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        batch: &Batch,
+    ) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
+        let row_types: Vec<Type> = layout
+            .types
+            .iter()
+            .map(|t| staging_type(t.as_deref()))
+            .collect();
+        let key_types: Vec<Type> = layout
+            .key
+            .iter()
+            .map(|(_, t)| staging_type(t.as_deref()))
+            .collect();
+        let (live, tombs) = batch.rows().fold((0usize, 0usize), |(l, t), r| {
+            if r.tombstone {
+                (l, t + 1)
+            } else {
+                (l + 1, t)
+            }
+        });
+        for (tombstone, n, into, types, prefix) in [
+            (false, live, &srows, &row_types, "c"),
+            (true, tombs, &stombs, &key_types, "k"),
+        ] {
+            if n == 0 {
+                continue;
+            }
+            let (columns, types): (Vec<String>, Vec<Type>) = if types.is_empty() {
+                (vec![format!("{prefix}_none")], vec![Type::TEXT])
+            } else {
+                (
+                    (0..types.len()).map(|i| format!("{prefix}{i}")).collect(),
+                    types.clone(),
+                )
+            };
+            let mut rows = batch
+                .rows()
+                .filter(|r| r.tombstone == tombstone)
+                .map(|row| {
+                    if row.is_empty() {
+                        return vec![Pg::Null];
+                    }
+                    types
+                        .iter()
+                        .enumerate()
+                        .map(|(k, ty)| {
+                            if k < row.len() {
+                                staged(row.get(k), ty)
+                            } else {
+                                Pg::Null
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                });
+            self.copy(into, &columns, &types, &mut rows)?;
+        }
+        Ok(())
+    }
+
+    fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
+        if self.client.is_closed() {
+            return Ok(()); // a lost session took its TEMP tables with it
+        }
+        let (srows, stombs) = staging(table);
+        self.client
+            .batch_execute(&format!(
+                "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};"
+            ))
+            .pg()
+    }
+
+    fn keys_outside(
+        &mut self,
+        table: &str,
+        q: &KeysOutside<'_>,
+    ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
+        let (srows, stombs) = staging(table);
+        self.analyse(&srows)?;
+        self.analyse(&stombs)?;
+        let t = self.qualified(table);
+        let (low, cast_low) = bound(&q.window.low);
+        let (high, cast_high) = bound(&q.window.high);
+        let types: HashMap<String, String> = self.published_types(table)?.into_iter().collect();
+        let mut select: Vec<String> = Vec::new();
+        let mut kinds: Vec<ReadAs> = Vec::new();
+        for c in q
+            .key
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::once(q.column))
+        {
+            let (kind, cast) = read_as(types.get(c).map_or("text", String::as_str));
+            let col = format!("p.{}", quote_ident(c));
+            select.push(match cast {
+                Some(to) => format!("{col}::{to}"),
+                None => col,
+            });
+            kinds.push(kind);
+        }
+        let hits = keys_outside_query_in(
+            q,
+            &KeysOutsideSql {
+                table: &t,
+                rows: &srows,
+                tombstones: &stombs,
+                select: &select,
+                low: &format!("$1::{cast_low}"),
+                high: &format!("$2::{cast_high}"),
+            },
+        );
+        let params: [&(dyn ToSql + Sync); 2] = [&low, &high];
+        let count: i64 = self
+            .client
+            .query_one(&format!("SELECT count(*) FROM ({hits}) h"), &params)
+            .pg()?
+            .get(0);
+        if count == 0 {
+            return Ok((0, None));
+        }
+        let row = self
+            .client
+            .query_one(&format!("{hits} LIMIT 1"), &params)
+            .pg()?;
+        let first = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| datum(&row, i, *k))
+            .collect::<Result<Vec<_>, _>>()
+            .pg()?;
+        Ok((count as u64, Some(first)))
+    }
+
+    fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
+        let t = self.qualified(table);
+        let index = quote_ident(&key_index(table));
+        match step {
+            Step::Create(columns) => {
+                let defs: Vec<String> = columns
+                    .iter()
+                    .map(|c: &Column| {
+                        let ty = postgres_type(c.ty.as_deref());
+                        let name = quote_ident(&c.name);
+                        if c.key {
+                            format!("{name} {ty} NOT NULL")
+                        } else {
+                            format!("{name} {ty}")
+                        }
+                    })
+                    .collect();
+                self.run(&format!("CREATE TABLE {t} ({})", defs.join(", ")), &[])?;
+            }
+            Step::Drop => {
+                self.run(&format!("DROP TABLE {t}"), &[])?;
+            }
+            // a whole-table load: the key index is built once, after it
+            Step::BeginBulk(_) => {
+                self.run(&format!("DROP INDEX IF EXISTS {}.{index}", self.s()), &[])?;
+            }
+            Step::Indexes(contract) => {
+                if !contract.key().is_empty() {
+                    self.run(
+                        &format!(
+                            "CREATE INDEX IF NOT EXISTS {index} ON {t} ({})",
+                            ident_list(contract.key().iter().map(String::as_str), "")
+                        ),
+                        &[],
+                    )?;
+                }
+            }
+            Step::DeleteAll => {
+                // DELETE, not TRUNCATE: TRUNCATE is not MVCC-safe, and a reader's snapshot
+                // taken before it would see the table empty beside the old ledger
+                self.run(&format!("DELETE FROM {t}"), &[])?;
+            }
+            Step::DeleteWindow(column, window) => {
+                let w = quote_ident(column);
+                let (low, cl) = bound(&window.low);
+                let (high, ch) = bound(&window.high);
+                self.run(
+                    &format!("DELETE FROM {t} WHERE {w} >= $1::{cl} AND {w} <= $2::{ch}"),
+                    &[&low, &high],
+                )?;
+            }
+            Step::DeleteKeys(key, from) => {
+                let (source, staging): (Vec<String>, &str) = match from {
+                    KeysFrom::Tombstones => (
+                        (0..key.len()).map(|i| format!("k{i}")).collect(),
+                        stombs.as_str(),
+                    ),
+                    KeysFrom::Rows(at) => {
+                        (at.iter().map(|i| format!("c{i}")).collect(), srows.as_str())
+                    }
+                };
+                self.analyse(staging)?;
+                let on: Vec<String> = key
+                    .iter()
+                    .zip(&source)
+                    .map(|(k, s)| format!("p.{} = s.{s}", quote_ident(k)))
+                    .collect();
+                self.run(
+                    &format!(
+                        "DELETE FROM {t} p USING {staging} s WHERE {}",
+                        on.join(" AND ")
+                    ),
+                    &[],
+                )?;
+            }
+            Step::InsertStaged(layout) => {
+                if layout.loaded.is_empty() {
+                    return Ok(());
+                }
+                let types: HashMap<String, String> =
+                    self.published_types(table)?.into_iter().collect();
+                // text staged for a typed column (decimal) is cast to the published type
+                let cols: Vec<String> = layout
+                    .loaded
+                    .iter()
+                    .zip(&layout.types)
+                    .enumerate()
+                    .map(|(i, (name, ty))| {
+                        let published = types.get(name).map_or("text", String::as_str);
+                        if staging_type(ty.as_deref()) == Type::TEXT && published != "text" {
+                            format!("CAST(c{i} AS {published})")
+                        } else {
+                            format!("c{i}")
+                        }
+                    })
+                    .collect();
+                self.run(
+                    &format!(
+                        "INSERT INTO {t} ({}) SELECT {} FROM {srows}",
+                        ident_list(layout.loaded.iter().map(String::as_str), ""),
+                        cols.join(", ")
+                    ),
+                    &[],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
+        let changed = self.run(
+            &format!(
+                "INSERT INTO {}.dogana_ledgers (table_name, document) VALUES ($1, $2)
+                 ON CONFLICT (table_name) DO UPDATE SET document = EXCLUDED.document",
+                self.s()
+            ),
+            &[&table, &document],
+        )?;
+        if changed != 1 {
+            return Err(StoreError::Corrupt(format!(
+                "saving the ledger of {table:?} changed {changed} rows, not one"
+            )));
+        }
+        Ok(())
+    }
+
+    fn save_receipt(&mut self, table: &str, receipt: &Receipt) -> Result<(), StoreError> {
+        let accepted = receipt.outcome() == Outcome::Accepted;
+        let s = self.s();
+        let row = self
+            .client
+            .query_one(
+                &format!(
+                    "SELECT coalesce(max(seq), 0) + 1, coalesce(max(accepted_order), 0) + 1
+                     FROM {s}.dogana_receipts WHERE table_name = $1"
+                ),
+                &[&table],
+            )
+            .pg()?;
+        let (seq, order): (i64, i64) = (row.get(0), row.get(1));
+        let order = accepted.then_some(order);
+        let changed = self.run(
+            &format!(
+                "INSERT INTO {s}.dogana_receipts
+                 (table_name, seq, identity, manifest_identity, outcome, accepted_order, document)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)"
+            ),
+            &[
+                &table,
+                &seq,
+                &receipt.identity(),
+                &receipt.manifest().identity(),
+                &receipt.outcome().name(),
+                &order,
+                &receipt.to_json(),
+            ],
+        )?;
+        if changed != 1 {
+            return Err(StoreError::Corrupt(format!(
+                "saving a receipt of {table:?} changed {changed} rows, not one"
+            )));
+        }
+        Ok(())
+    }
+
+    fn read_rows(
+        &mut self,
+        table: &str,
+        columns: &[String],
+    ) -> Result<Vec<Vec<Datum>>, StoreError> {
+        let types: HashMap<String, String> = self.published_types(table)?.into_iter().collect();
+        let mut select = Vec::new();
+        let mut kinds = Vec::new();
+        for c in columns {
+            let (kind, cast) = read_as(types.get(c).map_or("text", String::as_str));
+            let q = quote_ident(c);
+            select.push(match cast {
+                Some(to) => format!("{q}::{to}"),
+                None => q,
+            });
+            kinds.push(kind);
+        }
+        let rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT {} FROM {}",
+                    select.join(", "),
+                    self.qualified(table)
+                ),
+                &[],
+            )
+            .pg()?;
+        rows.iter()
+            .map(|r| {
+                kinds
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| datum(r, i, *k))
+                    .collect::<Result<Vec<_>, _>>()
+                    .pg()
+            })
+            .collect()
+    }
+
+    fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
+        // a store made before groups has no dogana_groups until a writer opens it
+        let exists: bool = self
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = $1 AND c.relname = 'dogana_groups' AND c.relkind IN ('r', 'p'))",
+                &[&self.schema],
+            )
+            .pg()?
+            .get(0);
+        if !exists {
+            return Ok(None);
+        }
+        let rows = self
+            .client
+            .query(
+                &format!(
+                    "SELECT table_name FROM {s}.dogana_groups WHERE group_id =
+                     (SELECT group_id FROM {s}.dogana_groups WHERE table_name = $1)
+                     ORDER BY table_name COLLATE \"C\"",
+                    s = self.s()
+                ),
+                &[&table.to_ascii_lowercase()],
+            )
+            .pg()?;
+        let tables: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        Ok(if tables.is_empty() {
+            None
+        } else {
+            Some(tables)
+        })
+    }
+
+    fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
+        // the group's first table names it; one row per table, so a table has one group. The
+        // table was made when the writer connected (no CREATE inside a delivery's transaction)
+        let Some(id) = tables.first() else {
+            return Ok(());
+        };
+        let sql = format!(
+            "INSERT INTO {}.dogana_groups (table_name, group_id) VALUES ($1, $2)
+             ON CONFLICT (table_name) DO UPDATE SET group_id = excluded.group_id",
+            self.s()
+        );
+        for t in tables {
+            self.run(&sql, &[t, id])?;
+        }
+        Ok(())
+    }
+}

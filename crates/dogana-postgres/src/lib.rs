@@ -1,0 +1,86 @@
+//! # dogana-postgres: a dogana receiver on Postgres
+//!
+//! A [`Store`] is the delivery engine of `dogana-receiver` over one schema (by default
+//! `public`) of a Postgres database, holding per table:
+//!
+//! - the **published table**, `SCHEMA."table"`, with the file's columns except the deleted
+//!   column, which is never published (PLAN-14). Columns take their declared type: `int`
+//!   BIGINT, `float` DOUBLE PRECISION (a NaN stays NaN, as the rows reader gives it), `bool`
+//!   BOOLEAN, `str` TEXT, `date` DATE, `datetime` TIMESTAMPTZ, `decimal(p,s)` NUMERIC(p,s);
+//!   untyped columns TEXT. Key columns are NOT NULL.
+//! - its **ledger**, `dogana_ledgers(table_name, document)` with the ledger's canonical JSON as
+//!   TEXT (LOADER-10; byte for byte, which jsonb would not keep), and the view
+//!   **`dogana_regions`**, the reference's DuckDB view in jsonb and timestamptz (LOADER-11 to
+//!   LOADER-13).
+//! - every **receipt**, `dogana_receipts(table_name, seq, identity, manifest_identity,
+//!   outcome, accepted_order, document)`, accepted and rejected alike (RECV-11), with
+//!   `(table_name, seq)` the primary key and `(table_name, accepted_order)` unique.
+//! - its **group**, when it was delivered with others ([`Store::deliver_group`]):
+//!   `dogana_groups(table_name, group_id)`, one row per table (lowercase; the group named by
+//!   its first table), written in the commit of the group's acceptance. A writer creates the
+//!   table when it connects; a reader of a store made before groups finds none.
+//!
+//! A store is named by a URL, `postgres://USER[:PASSWORD]@HOST[:PORT]/DB?schema=NAME`, and
+//! what it leaves out comes from the libpq environment (`PGHOST`, `PGPORT`, `PGUSER`,
+//! `PGPASSWORD`, `PGDATABASE`, `PGPASSFILE`, `~/.pgpass`): see [`Postgres::connect`].
+//!
+//! ## Decisions
+//!
+//! - **Writers of a table are serialized by an advisory lock**: a write transaction takes
+//!   `pg_advisory_xact_lock(hashtext(schema), hashtext(table))` for each table it writes, in
+//!   the engine's (sorted) order, so two groups never deadlock, and the first delivery of a
+//!   table (no ledger row to lock yet) is serialized too. The wait is bounded by
+//!   [`PostgresOptions::lock_timeout`] (`lock_timeout`, 60 s), then [`StoreError::Locked`].
+//!   Writers of different tables do not wait on each other.
+//! - **Writers run at READ COMMITTED, after the lock**: once a writer holds its table's lock,
+//!   no other writer of the table can commit, so each statement's fresh snapshot sees the
+//!   latest head, which the engine re-reads to decide again if it moved (RECV-10).
+//!   SERIALIZABLE would add aborts and retries and nothing the lock does not already give.
+//! - **Readers run at REPEATABLE READ READ ONLY**: one snapshot for every statement of a read,
+//!   so the rows come with the ledger that describes them (RECV-13). A handle opened for
+//!   reading sets `default_transaction_read_only` too. A writer's decision phase reads at
+//!   REPEATABLE READ as well, but not READ ONLY: it creates its TEMP staging tables there.
+//! - **Staging in TEMP tables** through binary `COPY … FROM STDIN (FORMAT binary)`, typed as
+//!   the published columns (text for decimals, which the rows reader does not parse; inserting
+//!   casts them to NUMERIC). TEMP tables are the session's own: other sessions cannot see
+//!   them, they write no WAL, and they vanish with a killed client. Their names are
+//!   `dogana_stage_rows__HASH` and `dogana_stage_tombstones__HASH`, HASH 16 hex digits of
+//!   SHA-256 of the table name (Postgres names are at most 63 bytes). The published table
+//!   changes only in the write transaction that saves the ledger and the receipt (RECV-09).
+//! - **No PRIMARY KEY on a published table, an index on its key**: the engine proves a
+//!   delivery's keys unique and deletes every key it inserts, so a constraint would only cost
+//!   time; a plain btree index `dogana_key__HASH` on the key columns makes the deletes by key
+//!   of upserts and tombstones index lookups. A whole-table load drops it first and builds it
+//!   once after. The window column has no index: a window delivery scans.
+//! - **DELETE, never TRUNCATE**: TRUNCATE is not MVCC-safe, so a reader whose snapshot
+//!   predates it would see an empty table beside the old ledger.
+//! - **Names longer than 63 bytes are refused** (a table is [`StoreError::TableName`]; a
+//!   column an error before anything is written): Postgres would silently truncate them.
+//! - **A lost session is replaced at the next transaction**: after a terminated backend or a
+//!   restarted server, the failed operation reports the lost connection (nothing of it is
+//!   committed unless its receipt is stored) and the next delivery on the same handle opens a
+//!   new session.
+//! - **No TLS**: the client connects with `NoTls`; a URL or `PGSSLMODE` asking for
+//!   `require` or stronger is refused with a message, never silently downgraded.
+//! - **A password never appears in a message**: the store is shown as its URL without the
+//!   password, and the server never echoes one.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod backend;
+mod conninfo;
+pub mod harness;
+mod values;
+
+pub use backend::{postgres_type, Postgres, PostgresOptions};
+
+/// The delivery engine over Postgres: open it with
+/// `Store::new(Postgres::connect(url, &PostgresOptions::default(), true)?)`, or
+/// `Store::open(url)`.
+pub type Store = dogana_receiver::Store<Postgres>;
+
+pub use dogana_receiver::{
+    Datum, Decision, DeliverOptions, Delivery, Format, Snapshot, StoreError, StoredReceipt,
+    VerifyReport,
+};
+pub use postgres;
