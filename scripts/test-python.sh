@@ -5,10 +5,15 @@
 #
 # 1. a venv outside the work tree ($CARGO_TARGET_DIR/py-venv, else target/py-venv, gitignored),
 #    with maturin, pytest and hypothesis from PyPI;
-# 2. the `dogana` command line built from the workspace (the property test compares it with
-#    Python byte for byte);
-# 3. `pip install ./python`: maturin builds the extension with the local cargo (release);
-# 4. pytest on python/tests.
+# 2. DuckDB's shared library (scripts/libduckdb.sh), which the extension's duckdb feature
+#    links, copied into python/dogana_rs/libs/ so the wheel carries it beside the extension
+#    (which finds it there by its $ORIGIN/libs rpath: docs/decisions.md, "Python");
+# 3. the `dogana` command line built from the workspace with the duckdb backend (the property
+#    test compares it with Python byte for byte);
+# 4. `pip install ./python`: maturin builds the extension with the local cargo (release);
+# 5. mypy.stubtest: the stubs (python/dogana_rs/*.pyi) against the installed module, and mypy
+#    on a typed example (python/tests/typed_example.py); a mismatch fails the run;
+# 6. pytest on python/tests.
 # Fails with a message naming what is missing; exits with pytest's status.
 set -euo pipefail
 
@@ -34,15 +39,22 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 py="$venv/bin/python"
 export PATH="$venv/bin:$PATH"   # the maturin build backend runs the maturin executable
-echo "== installing maturin, pytest, hypothesis"
-"$py" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2" pytest hypothesis ||
-    fail "pip could not install maturin, pytest and hypothesis from the package index"
-for module in maturin pytest hypothesis; do
+echo "== installing maturin, pytest, hypothesis, mypy"
+"$py" -m pip install -q --disable-pip-version-check "maturin>=1.5,<2" pytest hypothesis mypy ||
+    fail "pip could not install maturin, pytest, hypothesis and mypy from the package index"
+for module in maturin pytest hypothesis mypy; do
     "$py" -c "import $module" 2>/dev/null || fail "$module is missing from $venv after pip install"
 done
 
-echo "== building the dogana command line (cargo build -p dogana-cli)"
-(cd "$root" && cargo build -q -p dogana-cli) || fail "cargo could not build dogana-cli"
+echo "== DuckDB's shared library (scripts/libduckdb.sh)"
+libduckdb="$(bash "$root/scripts/libduckdb.sh")" || fail "scripts/libduckdb.sh could not fetch DuckDB's shared library"
+[ -f "$libduckdb/libduckdb.so" ] || fail "no libduckdb.so in $libduckdb"
+# packed into the wheel beside the extension (gitignored: python/**/*.so)
+mkdir -p "$root/python/dogana_rs/libs"
+cp -f "$libduckdb/libduckdb.so" "$root/python/dogana_rs/libs/libduckdb.so"
+
+echo "== building the dogana command line (cargo build -p dogana-cli --features duckdb)"
+(cd "$root" && cargo build -q -p dogana-cli --features duckdb) || fail "cargo could not build dogana-cli"
 export DOGANA_BIN="$target/debug/dogana"
 [ -x "$DOGANA_BIN" ] || fail "no dogana binary at $DOGANA_BIN"
 
@@ -58,6 +70,13 @@ start=$(date +%s)
 echo "   built and installed in $(( $(date +%s) - start )) s"
 "$py" -c 'import dogana_rs, sys; assert dogana_rs.WIRE_VERSION == 4' ||
     fail "dogana_rs does not import from $venv"
+
+echo "== mypy.stubtest dogana_rs (the stubs against the installed module)"
+(cd "$target" && "$py" -m mypy.stubtest dogana_rs --allowlist "$root/python/stubtest-allowlist.txt") ||
+    fail "mypy.stubtest: the stubs in python/dogana_rs/*.pyi do not match the module (above)"
+echo "== mypy python/tests/typed_example.py"
+(cd "$target" && "$py" -m mypy --strict "$root/python/tests/typed_example.py") ||
+    fail "mypy: the typed example does not check against the stubs (above)"
 
 echo "== pytest python/tests"
 mkdir -p "$target/py-test"

@@ -195,6 +195,78 @@ def test_accepted_and_replayed_properties():
     assert replay.transition == receipt.transition
 
 
+RECEIPT_FIELDS = (
+    "manifest", "contract", "checks", "outcome", "received_at", "source",
+    "base_publication_id", "publication_id", "ledger_identity", "transition",
+)
+
+
+def fields(receipt):
+    return {name: getattr(receipt, name) for name in RECEIPT_FIELDS}
+
+
+def test_a_receipt_is_built_from_its_fields_named_as_on_the_wire():
+    c = plain()
+    ledger = Ledger(c)
+    m = c.manifest("full", SUNDAY, rows=1)
+    given = Gate.evaluate(ledger, m, [Check("rows", True, "1 row")], now=SUNDAY, source="nightly")
+    # "field names match constructor arguments": the wire fields are the keywords
+    assert set(RECEIPT_FIELDS) == set(given.to_dict()) - {"version", "kind"}
+    built = Receipt(**fields(given))
+    assert built == given and built.identity == given.identity
+    assert built.to_json() == given.to_json()
+    assert (built.outcome, built.accepted, built.replayed) == ("accepted", True, False)
+    # and positionally, in the wire order
+    assert Receipt(*fields(given).values()) == given
+    # a built acceptance is followed like the gate's own
+    assert ledger.follow(built) == ledger.follow(given) == ledger.apply(m)
+    assert Ledger.from_receipts(c, [built]) == ledger.apply(m)
+
+
+def test_a_built_rejection_and_replay():
+    c = plain()
+    m = c.manifest("full", SUNDAY, rows=1)
+    rejected = Gate.reject(Ledger(c), m, [Check("rows", False, "2 rows, not 1")], now=SUNDAY)
+    built = Receipt(
+        m, c, rejected.checks, "rejected", SUNDAY, None, None, NO_PUBLICATION,
+        rejected.ledger_identity,
+    )
+    assert built == rejected and built.transition is None
+    assert (built.accepted, built.replayed) == (False, False)
+    accepted = Gate.evaluate(Ledger(c), m, now=SUNDAY)
+    replay = Receipt(**{**fields(accepted), "outcome": "replayed"})
+    assert replay == accepted.as_replay() and replay.replayed and replay.accepted
+    assert replay.identity == accepted.identity
+
+
+def test_a_receipt_whose_fields_contradict_each_other_is_refused():
+    c = plain()
+    accepted = Gate.evaluate(Ledger(c), c.manifest("full", SUNDAY, rows=1), now=SUNDAY)
+    f = fields(accepted)
+    # a rejection keeps the publication and carries no transition
+    with pytest.raises(SerializationError, match="publication_id"):
+        Receipt(**{**f, "outcome": "rejected"})
+    with pytest.raises(SerializationError, match="transition"):
+        Receipt(**{**f, "outcome": "rejected", "publication_id": NO_PUBLICATION})
+    # an acceptance carries its transition and names a chain head
+    with pytest.raises(SerializationError, match="transition"):
+        Receipt(**{**f, "transition": None})
+    with pytest.raises(SerializationError, match="publication_id"):
+        Receipt(**{**f, "publication_id": "head"})
+    with pytest.raises(SerializationError, match="outcome"):
+        Receipt(**{**f, "outcome": "approved"})
+    with pytest.raises(InvalidContract, match="received_at"):
+        Receipt(**{**f, "received_at": datetime(2026, 10, 25)})
+    with pytest.raises(TypeError, match="checks"):
+        Receipt(**{**f, "checks": "rows"})
+    with pytest.raises(TypeError, match="manifest"):
+        Receipt(**{**f, "manifest": c})
+    # a receipt that leaves another ledger than it names is refused by the ledger
+    forged = Receipt(**{**f, "ledger_identity": "0" * 64})
+    with pytest.raises(InconsistentPublication):
+        Ledger(c).follow(forged)
+
+
 def test_the_chain_is_sha256_of_previous_contract_and_manifest_identities():
     c = plain()
     m1, m2 = c.manifest("full", SUNDAY, rows=1), c.manifest("full", MONDAY, rows=2)

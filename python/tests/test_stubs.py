@@ -1,7 +1,13 @@
-"""The type stubs describe the module: every public name and every stubbed member exists."""
+"""The type stubs describe the module: every public name and every stubbed member exists, and
+a type checker reading them refuses a misspelt enumeration value. (scripts/test-python.sh
+also runs mypy.stubtest on the installed module.)"""
 
 import ast
 import os
+import subprocess
+import sys
+
+import pytest
 
 import dogana_rs
 from dogana_rs import _native
@@ -39,8 +45,42 @@ def test_every_stubbed_class_member_exists_at_run_time():
                 name = getattr(item, "name", None) or getattr(getattr(item, "target", None), "id", None)
                 if name and not name.startswith("__"):
                     assert hasattr(cls, name), f"{node.name}.{name}"
-            if any(isinstance(b, ast.Name) and b.id == "_Wire" for b in node.bases):
-                for wire in ("to_json", "from_json", "to_dict", "from_dict", "identity_dict", "identity_json", "identity"):
-                    assert hasattr(cls, wire), f"{node.name}.{wire}"
         elif isinstance(node, ast.FunctionDef):
             assert callable(getattr(_native, node.name)), node.name
+
+
+WIRE_KINDS = (
+    "Shape", "Contract", "Manifest", "Region", "Ledger", "Check", "Action", "ApplyPlan",
+    "Transition", "Receipt", "RegionClaim", "Claims", "Requirement", "Extraction",
+)
+
+
+def test_every_wire_kind_has_the_wire_methods_in_its_stub():
+    classes = {n.name: n for n in stub("_native.pyi").body if isinstance(n, ast.ClassDef)}
+    for kind in WIRE_KINDS:
+        members = {getattr(item, "name", None) for item in classes[kind].body}
+        for wire in ("to_json", "from_json", "to_dict", "from_dict", "identity_dict", "identity_json", "identity"):
+            assert wire in members and hasattr(getattr(_native, kind), wire), f"{kind}.{wire}"
+
+
+MISSPELT = """
+from datetime import datetime, timezone
+from dogana_rs import Contract, Gate, Ledger, Shape
+now = datetime(2026, 10, 25, tzinfo=timezone.utc)
+c = Contract("o", key=("id",), shapes={"f": Shape.changes(deletions="tombstones")}, types={"id": "int"})
+r = Gate.evaluate(Ledger(c), c.manifest("f", now, rows=1), now=now)
+assert r.outcome == "acepted"
+"""
+
+
+def test_mypy_refuses_a_misspelt_enumeration_value(tmp_path):
+    pytest.importorskip("mypy")
+    path = tmp_path / "misspelt.py"
+    path.write_text(MISSPELT)
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(path)],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "\"Literal['absence', 'none', 'tombstone']\"" in run.stdout
+    assert "Non-overlapping equality check" in run.stdout and "acepted" in run.stdout

@@ -1272,15 +1272,62 @@ wire_kind!(PyTransition, Transition, {
 /// The record of one decision: the manifest, the contract in force, the checks, the
 /// outcome (`accepted`, `rejected`, `replayed`), received_at, source, base_publication_id,
 /// publication_id, ledger_identity and, for an acceptance or a replay, the transition.
-/// Receipts are made by `Gate.evaluate`, `Gate.reject`, `Group.apply` or read back with
-/// `Receipt.from_json`.
+/// Receipts are made by `Gate.evaluate`, `Gate.reject`, `Group.apply`, read back with
+/// `Receipt.from_json`, or built from their fields with `Receipt(...)`, which checks them as
+/// `from_json` does (a rejection keeps the publication and has no transition; an acceptance
+/// or a replay names its new chain head and carries its transition).
 #[pyclass(frozen, module = "dogana_rs", name = "Receipt")]
 #[derive(Clone)]
 pub struct PyReceipt {
     pub inner: Receipt,
 }
 
+fn wire_datetime(t: dogana::Timestamp) -> serde_json::Value {
+    serde_json::json!({ "$datetime": t.to_string() })
+}
+
 wire_kind!(PyReceipt, Receipt, {
+    /// A receipt from its fields, in the wire order (the field names are the keywords).
+    /// `outcome` is `"accepted"`, `"rejected"` or `"replayed"`; `received_at` an aware
+    /// datetime. Fields that contradict each other raise `SerializationError` (an
+    /// `InvalidContract`) naming the field.
+    #[new]
+    #[pyo3(signature = (manifest, contract, checks, outcome, received_at, source, base_publication_id, publication_id, ledger_identity, transition=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        manifest: &PyManifest,
+        contract: &PyContract,
+        checks: &Bound<'_, PyAny>,
+        outcome: &str,
+        received_at: &Bound<'_, PyAny>,
+        source: Option<String>,
+        base_publication_id: Option<String>,
+        publication_id: String,
+        ledger_identity: String,
+        transition: Option<&PyTransition>,
+    ) -> PyResult<Self> {
+        let checks = extract_list::<Check, PyCheck>(checks, "checks", "Check", |p| &p.inner)?;
+        let received_at = cv::timestamp(received_at, "received_at")?;
+        let value = serde_json::json!({
+            "version": dogana::wire::VERSION,
+            "kind": Receipt::KIND,
+            "manifest": manifest.inner.to_value(),
+            "contract": contract.inner.to_value(),
+            "checks": checks.iter().map(Wire::to_value).collect::<Vec<_>>(),
+            "outcome": outcome,
+            "received_at": wire_datetime(received_at),
+            "source": source,
+            "base_publication_id": base_publication_id,
+            "publication_id": publication_id,
+            "ledger_identity": ledger_identity,
+            "transition": transition.map(|t| t.inner.to_value()),
+        });
+        <Receipt as FromWire>::from_value(&value)
+            .map(|inner| PyReceipt { inner })
+            .map_err(|e| errors::serialization_error(py, &e))
+    }
+
     /// The manifest decided.
     #[getter]
     fn manifest(&self) -> PyManifest {
