@@ -596,7 +596,7 @@ impl<B: Backend> Store<B> {
 fn stored_ledger<B: Backend>(b: &mut B, table: &str) -> Result<Option<Ledger>, StoreError> {
     match b.ledger(table)? {
         None => Ok(None),
-        Some(doc) => Ok(Some(ledger_cache::parse(&doc)?)),
+        Some(doc) => Ok(Some(ledger_cache::parse(doc)?)),
     }
 }
 
@@ -604,7 +604,7 @@ fn stored_ledger<B: Backend>(b: &mut B, table: &str) -> Result<Option<Ledger>, S
 fn save_ledger<B: Backend>(b: &mut B, table: &str, ledger: &Ledger) -> Result<(), StoreError> {
     let document = ledger.to_json();
     b.save_ledger(table, &document)?;
-    ledger_cache::remember(&document, ledger);
+    ledger_cache::remember(document, ledger);
     Ok(())
 }
 

@@ -24,7 +24,8 @@ const ENTRIES: usize = 8;
 /// held twice.
 const MAX_BYTES: usize = 64 << 20;
 
-type Entry = (Arc<str>, Ledger);
+/// The text is the caller's own string, moved in: keeping it costs no second copy.
+type Entry = (Arc<String>, Ledger);
 
 fn entries() -> &'static Mutex<Vec<Entry>> {
     static CACHE: OnceLock<Mutex<Vec<Entry>>> = OnceLock::new();
@@ -33,31 +34,31 @@ fn entries() -> &'static Mutex<Vec<Entry>> {
 
 /// The ledger of this stored document: the kept value when one was read from or saved as
 /// exactly this text, else the document parsed (and kept).
-pub(crate) fn parse(document: &str) -> Result<Ledger, StoreError> {
+pub(crate) fn parse(document: String) -> Result<Ledger, StoreError> {
     if let Ok(mut kept) = entries().lock() {
-        if let Some(k) = kept.iter().position(|(text, _)| **text == *document) {
+        if let Some(k) = kept.iter().position(|(text, _)| **text == document) {
             let entry = kept.remove(k);
             let ledger = entry.1.clone();
             kept.push(entry);
             return Ok(ledger);
         }
     }
-    let ledger = Ledger::from_json(document)?;
+    let ledger = Ledger::from_json(&document)?;
     remember(document, &ledger);
     Ok(ledger)
 }
 
 /// Keeps `ledger` as the value of `document` (which must be its JSON text).
-pub(crate) fn remember(document: &str, ledger: &Ledger) {
+pub(crate) fn remember(document: String, ledger: &Ledger) {
     if document.len() > MAX_BYTES {
         return;
     }
     if let Ok(mut kept) = entries().lock() {
-        kept.retain(|(text, _)| **text != *document);
+        kept.retain(|(text, _)| **text != document);
         if kept.len() >= ENTRIES {
             kept.remove(0);
         }
-        kept.push((Arc::from(document), ledger.clone()));
+        kept.push((Arc::new(document), ledger.clone()));
     }
 }
 
@@ -86,13 +87,13 @@ mod tests {
         let a = ledger("2026-10-01T00:00:00Z");
         let b = ledger("2026-10-02T00:00:00Z");
         let (ta, tb) = (a.to_json(), b.to_json());
-        remember(&ta, &a);
-        remember(&tb, &b);
-        assert_eq!(parse(&ta).unwrap().identity(), a.identity());
-        assert_eq!(parse(&tb).unwrap().identity(), b.identity());
+        remember(ta.clone(), &a);
+        remember(tb.clone(), &b);
+        assert_eq!(parse(ta.clone()).unwrap().identity(), a.identity());
+        assert_eq!(parse(tb).unwrap().identity(), b.identity());
         // a text the cache does not hold is parsed, and an unparsable one refused
         let c = ledger("2026-10-03T00:00:00Z");
-        assert_eq!(parse(&c.to_json()).unwrap(), c);
-        assert!(parse(&ta[..ta.len() - 1]).is_err());
+        assert_eq!(parse(c.to_json()).unwrap(), c);
+        assert!(parse(ta[..ta.len() - 1].to_owned()).is_err());
     }
 }
