@@ -141,8 +141,14 @@ impl fmt::Display for Spec {
     }
 }
 
-/// A URL with the password of its user info replaced by `***`.
-fn without_password(url: &str) -> String {
+/// A URL with the password of its user info replaced by `***`; anything else unchanged (a
+/// store spec as the user wrote it, prefix and all, is how messages show it).
+///
+/// ```
+/// assert_eq!(dogana_stores::without_password("postgres://me:secret@db/x"), "postgres://me:***@db/x");
+/// assert_eq!(dogana_stores::without_password("duckdb:orders.db"), "duckdb:orders.db");
+/// ```
+pub fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };

@@ -88,10 +88,10 @@ fn failed(what: &str, db: &Path, e: &StoreError) -> Refusal {
     ))
 }
 
-/// How a store is shown in messages: as its spec writes it, a Postgres URL without its
-/// password.
+/// How a store is shown in messages: as the user wrote it (a `duckdb:` or `sqlite:` prefix
+/// kept, so a command the message suggests opens the same store), a URL without its password.
 pub fn shown(db: &Path) -> String {
-    spec(db).to_string()
+    dogana_stores::without_password(&db.to_string_lossy())
 }
 
 /// The store a `--store` value names (see `dogana_stores::Spec`).
