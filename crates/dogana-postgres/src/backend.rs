@@ -122,13 +122,27 @@ fn one_line(e: &postgres::Error) -> String {
         }
         None => {
             let mut s = chain(e);
-            if e.is_closed() {
+            // a closed connection, or a socket that failed under a read or write (the
+            // server stopped mid-message: "Broken pipe", "Connection reset")
+            if e.is_closed() || lost_socket(e) {
                 s.push_str(" (the connection to the server is lost: nothing of this delivery was committed unless its receipt is stored; deliver again)");
             }
             s
         }
     };
     text.replace(['\n', '\r'], " ")
+}
+
+/// Whether the error is the socket failing (an I/O error somewhere in its chain).
+fn lost_socket(e: &postgres::Error) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(c) = source {
+        if c.downcast_ref::<std::io::Error>().is_some() {
+            return true;
+        }
+        source = c.source();
+    }
+    false
 }
 
 fn pg(e: postgres::Error) -> StoreError {
