@@ -25,6 +25,7 @@ use dogana_receiver::{
     StoreError, Txn,
 };
 
+use crate::lattice::{self, Conflict, LakeType};
 use crate::layout::{
     self, by_manifest_key, by_manifest_prefix, check_format, is_canonical_v4,
     parse_by_manifest_key, parse_receipt_key, pointer_key, receipt_key, receipt_seq_prefix,
@@ -85,6 +86,8 @@ struct TableTxn {
     accepted: u64,
     receipt: Option<ReceiptObject>,
     group: Option<Vec<String>>,
+    /// The stored schema (see [`SnapshotManifest::schema`]).
+    schema: Vec<ColumnDef>,
     dirty: bool,
 }
 
@@ -152,6 +155,86 @@ fn in_window(v: &Datum, low: &Value, high: &Value) -> bool {
 
 fn corrupt(m: impl Into<String>) -> StoreError {
     StoreError::Corrupt(m.into())
+}
+
+/// At most 80 characters of a type name, for an error.
+fn cut(s: &str) -> String {
+    if s.chars().count() <= 80 {
+        s.to_owned()
+    } else {
+        format!("{}…", s.chars().take(79).collect::<String>())
+    }
+}
+
+/// Reconciles a column arriving as `ty` (a declared type name, None: untyped) with the
+/// stored `schema` (`crate::lattice`): records the join there and returns the type name the
+/// published column takes. A key (now, or ever before) takes no promotion
+/// ([`LakeError::StoreKeyWidened`]); a pair outside the lattice is
+/// [`LakeError::StoreSchemaIncompatible`]. A type name outside the lattice joins only itself.
+fn reconcile(
+    table: &str,
+    schema: &mut Vec<ColumnDef>,
+    name: &str,
+    ty: Option<&str>,
+    key: bool,
+) -> Result<Option<String>, LakeError> {
+    let Some(stored) = schema.iter_mut().find(|c| c.name == name) else {
+        schema.push(ColumnDef {
+            name: name.to_owned(),
+            ty: ty.map(str::to_owned),
+            key,
+        });
+        return Ok(ty.map(str::to_owned));
+    };
+    let name_of = |t: Option<&str>| t.unwrap_or("str").to_owned();
+    let incompatible = |column: String, s: String, a: String| LakeError::StoreSchemaIncompatible {
+        table: table.to_owned(),
+        column: cut(&column),
+        stored: cut(&s),
+        arriving: cut(&a),
+    };
+    let (Some(s), Some(a)) = (
+        LakeType::of_declared(stored.ty.as_deref()),
+        LakeType::of_declared(ty),
+    ) else {
+        if stored.ty.as_deref() == ty {
+            stored.key |= key;
+            return Ok(ty.map(str::to_owned));
+        }
+        return Err(incompatible(
+            name.to_owned(),
+            name_of(stored.ty.as_deref()),
+            name_of(ty),
+        ));
+    };
+    match lattice::join(name, &s, &a, key || stored.key) {
+        Ok(j) => {
+            if j != s {
+                stored.ty = Some(j.to_string());
+            }
+            stored.key |= key;
+            Ok(if j == a {
+                ty.map(str::to_owned)
+            } else {
+                Some(j.to_string())
+            })
+        }
+        Err(Conflict::KeyWidened {
+            path,
+            stored,
+            arriving,
+        }) => Err(LakeError::StoreKeyWidened {
+            table: table.to_owned(),
+            column: cut(&path),
+            stored,
+            arriving,
+        }),
+        Err(Conflict::Incompatible {
+            path,
+            stored,
+            arriving,
+        }) => Err(incompatible(path, stored, arriving)),
+    }
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Result<Bytes, StoreError> {
@@ -354,6 +437,7 @@ impl Lake {
             accepted: 0,
             receipt: None,
             group: None,
+            schema: Vec::new(),
             dirty: false,
         };
         if let Some(key) = &t.head_key {
@@ -363,6 +447,7 @@ impl Lake {
                 ))
             })?;
             let s: SnapshotManifest = checked(key, &b)?;
+            t.schema = s.schema.or_else(|| s.columns.clone()).unwrap_or_default();
             t.columns = s.columns;
             t.parts = s.parts.into_iter().map(Part::Ref).collect();
             t.ledger = s.ledger;
@@ -731,6 +816,7 @@ impl Lake {
                 fence: r.fence,
             }),
             group: t.group.clone(),
+            schema: Some(t.schema.clone()),
         };
         self.root.put(&key, json(&manifest)?)?;
         Ok(key)
@@ -1204,16 +1290,21 @@ impl Backend for Lake {
         match step {
             Step::Create(columns) => {
                 let t = self.table(table)?;
-                t.columns = Some(
-                    columns
-                        .iter()
-                        .map(|c: &Column| ColumnDef {
-                            name: c.name.clone(),
-                            ty: c.ty.clone(),
-                            key: c.key,
-                        })
-                        .collect(),
-                );
+                // rule: store.reconcile.lattice — every column against the stored schema,
+                // before anything changes (and long before any Parquet is written)
+                let mut schema = t.schema.clone();
+                let mut published = Vec::with_capacity(columns.len());
+                for c in columns.iter() {
+                    let c: &Column = c;
+                    let ty = reconcile(table, &mut schema, &c.name, c.ty.as_deref(), c.key)?;
+                    published.push(ColumnDef {
+                        name: c.name.clone(),
+                        ty,
+                        key: c.key,
+                    });
+                }
+                t.schema = schema;
+                t.columns = Some(published);
                 t.parts.clear();
                 t.dirty = true;
             }
@@ -1269,6 +1360,28 @@ impl Backend for Lake {
                     })?;
                 let from: Vec<Option<usize>> =
                     cols.iter().map(|c| layout.column_of(&c.name)).collect();
+                // rule: store.reconcile.lattice — the staged columns' types against the
+                // stored ones: a promotion retypes the published column (its earlier parts
+                // read back widened), anything else is refused before any Parquet
+                let t = self.table(table)?;
+                let mut schema = t.schema.clone();
+                let mut cols = cols;
+                for (c, i) in cols.iter_mut().zip(&from) {
+                    let Some(i) = i else { continue };
+                    let arriving = layout.types.get(*i).cloned().flatten();
+                    // a key of the published table or of the arriving contract
+                    let key = c.key || layout.key.iter().any(|(k, _)| *k == c.name);
+                    let ty = reconcile(table, &mut schema, &c.name, arriving.as_deref(), key)?;
+                    if LakeType::of_declared(ty.as_deref())
+                        != LakeType::of_declared(c.ty.as_deref())
+                    {
+                        c.ty = ty;
+                    }
+                }
+                t.schema = schema;
+                if t.columns.as_ref() != Some(&cols) {
+                    t.columns = Some(cols);
+                }
                 let rows: Vec<Vec<Datum>> = self
                     .staged
                     .get(table)

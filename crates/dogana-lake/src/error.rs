@@ -73,6 +73,32 @@ pub enum LakeError {
         /// The newest version this build reads.
         supported: String,
     },
+    /// A key column's arriving type would widen it (Int64 with Float64): a key takes no
+    /// promotion (`store.reconcile.key-widening`). Raised before any Parquet is written, and
+    /// by a fold meeting a key already stored as Float64.
+    StoreKeyWidened {
+        /// The table.
+        table: String,
+        /// The key column.
+        column: String,
+        /// Its stored type.
+        stored: String,
+        /// The arriving type.
+        arriving: String,
+    },
+    /// A column's arriving type does not join its stored type in the schema lattice
+    /// (`store.reconcile.incompatible`, `store.reconcile.nested-lattice`). Raised before any
+    /// Parquet is written.
+    StoreSchemaIncompatible {
+        /// The table.
+        table: String,
+        /// The column path (`a.b` a struct field, `a[]` a list's items, `a{}` a map's values).
+        column: String,
+        /// The stored type (at most 80 characters of it).
+        stored: String,
+        /// The arriving type (at most 80 characters of it).
+        arriving: String,
+    },
     /// The store root is not a URL this build opens.
     Root(String),
     /// The object store failed.
@@ -123,6 +149,24 @@ impl fmt::Display for LakeError {
             } => write!(
                 f,
                 "StoreManifestFormatNewer: {file} has format_version {found}; this build reads up to {supported}: read it with a newer build"
+            ),
+            LakeError::StoreKeyWidened {
+                table,
+                column,
+                stored,
+                arriving,
+            } => write!(
+                f,
+                "StoreKeyWidened: table {table:?}: key column {column:?} is stored as {stored} and arrives as {arriving}; a key never widens (store.reconcile.key-widening), nothing was written"
+            ),
+            LakeError::StoreSchemaIncompatible {
+                table,
+                column,
+                stored,
+                arriving,
+            } => write!(
+                f,
+                "StoreSchemaIncompatible: table {table:?}: column {column:?} is stored as {stored} and arrives as {arriving}, which the schema lattice does not join (store.reconcile.incompatible); nothing was written"
             ),
             LakeError::Root(m) => write!(f, "store root: {m}"),
             LakeError::Object(e) => write!(f, "object store: {e}"),

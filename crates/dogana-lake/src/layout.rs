@@ -201,6 +201,11 @@ pub struct SnapshotManifest {
     /// delivery was accepted; carried by every later snapshot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<Vec<String>>,
+    /// The table's stored schema: every column ever published, each with the join of the
+    /// types it was written with in the schema lattice (`crate::lattice`), and whether it was
+    /// ever a key. Absent in snapshots before part 1b: then the published columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Vec<ColumnDef>>,
 }
 
 /// `tables/<t>/receipts/seq/<seq>/<fence>.json`: one receipt, written before the pointer

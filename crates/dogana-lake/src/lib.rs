@@ -16,6 +16,7 @@
 mod backend;
 mod error;
 mod harness;
+pub mod lattice;
 pub mod layout;
 pub mod objects;
 mod parts;
@@ -24,3 +25,6 @@ pub mod sql;
 pub use backend::{Lake, LakeOptions, Published, STORE_ID};
 pub use error::LakeError;
 pub use harness::{AzureLake, MemoryLake, S3Lake, ShortLeaseLake};
+/// The rows of one Parquet part of a table, read as the table's columns (a column the part
+/// lacks reads as NULL; an Int64 part of a column promoted to float reads as Float64).
+pub use parts::decode as decode_part;

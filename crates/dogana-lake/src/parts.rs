@@ -201,12 +201,17 @@ fn datum(a: &dyn Array, kind: Kind, i: usize) -> Result<Datum, StoreError> {
                 .ok_or_else(wrong)?
                 .value(i),
         ),
-        Kind::Float => Datum::Real(
-            a.as_any()
-                .downcast_ref::<Float64Array>()
-                .ok_or_else(wrong)?
-                .value(i),
-        ),
+        // rule: store.reconcile.lattice — a part written before the column took the
+        // promotion holds Int64: it reads as Float64 with no cast asked of the reader
+        Kind::Float => match a.as_any().downcast_ref::<Float64Array>() {
+            Some(f) => Datum::Real(f.value(i)),
+            None => Datum::Real(
+                a.as_any()
+                    .downcast_ref::<Int64Array>()
+                    .ok_or_else(wrong)?
+                    .value(i) as f64,
+            ),
+        },
         Kind::Bool => Datum::Bool(
             a.as_any()
                 .downcast_ref::<BooleanArray>()
