@@ -46,6 +46,11 @@ pub struct LakeOptions {
     pub lease_ttl: Duration,
     /// How long `begin(Write)` waits for another writer's lease before [`LakeError::LeaseHeld`].
     pub lock_wait: Duration,
+    /// Fold a table right after a delivery publishes it, when its size tiers ask for it
+    /// (a tier holding 4 parts, `store.fold.tiered-merge`); off by default. A fold that fails
+    /// there (another writer's lease) leaves the delivery published and the parts for the
+    /// next fold.
+    pub fold_after_delivery: bool,
 }
 
 impl Default for LakeOptions {
@@ -53,6 +58,7 @@ impl Default for LakeOptions {
         LakeOptions {
             lease_ttl: Duration::from_secs(60),
             lock_wait: Duration::from_secs(60),
+            fold_after_delivery: false,
         }
     }
 }
@@ -60,6 +66,62 @@ impl Default for LakeOptions {
 /// A table's published state as an outside reader needs it: its columns, its Parquet parts
 /// and its ledger document.
 pub type Published = (Vec<ColumnDef>, Vec<PartRef>, Option<String>);
+
+/// What one fold of a table did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoldReport {
+    /// The table.
+    pub table: String,
+    /// Its parts before and after.
+    pub parts_before: usize,
+    /// Its parts after.
+    pub parts_after: usize,
+    /// How many merges of 4 parts into one the fold made.
+    pub merges: usize,
+    /// Bytes of the parts merged away.
+    pub bytes_merged: u64,
+    /// Bytes of the parts the fold wrote.
+    pub bytes_written: u64,
+    /// The snapshot it published (None: the tiers asked for nothing, nothing was written).
+    pub snapshot: Option<String>,
+    /// The fence of the lease it held, stamped in that snapshot and the pointer.
+    pub fence: u64,
+}
+
+/// The size tier of a part of `rows` rows: tier k spans `4^k ..= 4^(k+1) - 1` rows (a part of
+/// 0 to 3 rows is tier 0) (`store.fold.tiered-merge`).
+pub fn tier(rows: u64) -> u32 {
+    if rows < 4 {
+        0
+    } else {
+        (63 - rows.leading_zeros()) / 2
+    }
+}
+
+/// The merges a fold makes of parts of these row counts, in order: each is the positions (in
+/// the list as it stands before that merge) of 4 parts of one tier, replaced by one part at
+/// the first one's position. Repeats until every tier holds fewer than 4 parts, the lowest
+/// tier first (`store.fold.tiered-merge`).
+pub fn plan_merges(rows: &[u64]) -> Vec<[usize; 4]> {
+    let mut rows = rows.to_vec();
+    let mut merges = Vec::new();
+    loop {
+        let mut by_tier: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for (i, r) in rows.iter().enumerate() {
+            by_tier.entry(tier(*r)).or_default().push(i);
+        }
+        let Some(at) = by_tier.values().find(|v| v.len() >= 4) else {
+            return merges;
+        };
+        let m = [at[0], at[1], at[2], at[3]];
+        let total: u64 = m.iter().map(|i| rows[*i]).sum();
+        for i in m.iter().rev() {
+            rows.remove(*i);
+        }
+        rows.insert(m[0], total);
+        merges.push(m);
+    }
+}
 
 /// A part of the working snapshot.
 #[derive(Debug, Clone)]
@@ -151,6 +213,15 @@ fn in_window(v: &Datum, low: &Value, high: &Value) -> bool {
     let (lo, hi) = (Datum::of_value(low, false), Datum::of_value(high, false));
     matches!(compare(v, &lo), Some(o) if o.is_ge())
         && matches!(compare(v, &hi), Some(o) if o.is_le())
+}
+
+/// The tables a commit published.
+fn dirty_names(tables: &BTreeMap<String, TableTxn>) -> Vec<String> {
+    tables
+        .iter()
+        .filter(|(_, t)| t.fence.is_some() && t.dirty)
+        .map(|(n, _)| n.clone())
+        .collect()
 }
 
 fn corrupt(m: impl Into<String>) -> StoreError {
@@ -923,6 +994,206 @@ impl Lake {
         }))
     }
 
+    /// Folds `table` under its compaction lease (the table's write lease): merges 4 parts of
+    /// one size tier into one until every tier holds fewer than 4 (`store.fold.tiered-merge`),
+    /// carries every other part by reference (`store.fold.carry-by-reference`) and publishes
+    /// a snapshot with the same rows, ledger and receipts, its lease's fence stamped in the
+    /// manifest and the pointer (`store.fold.compaction-lease`), by the one conditional write
+    /// of the pointer (`store.fold.pointer-commit`). A fold the tiers ask nothing of releases
+    /// the lease and writes nothing. A key column stored as `float` is
+    /// [`LakeError::StoreKeyWidened`] and nothing is written.
+    pub fn fold(&mut self, table: &str) -> Result<FoldReport, StoreError> {
+        self.begin(Txn::Write, &[table])?;
+        let r = self.fold_leased(table);
+        match &r {
+            Ok(report) if report.snapshot.is_some() => {
+                self.commit()?;
+            }
+            _ => self.rollback(),
+        }
+        r
+    }
+
+    fn fold_leased(&mut self, table: &str) -> Result<FoldReport, StoreError> {
+        let t = self
+            .tables
+            .get(table)
+            .cloned()
+            .ok_or_else(|| corrupt("no table"))?;
+        let fence = t.fence.unwrap_or(0);
+        let mut report = FoldReport {
+            table: table.to_owned(),
+            parts_before: t.parts.len(),
+            parts_after: t.parts.len(),
+            merges: 0,
+            bytes_merged: 0,
+            bytes_written: 0,
+            snapshot: None,
+            fence,
+        };
+        let Some(columns) = t.columns.clone() else {
+            return Ok(report);
+        };
+        // rule: store.reconcile.key-widening — a fold meeting a key already reconciled to
+        // Float64 refuses, before it writes anything
+        if let Some(c) = columns
+            .iter()
+            .find(|c| c.key && LakeType::of_declared(c.ty.as_deref()) == Some(LakeType::Float))
+        {
+            return Err(LakeError::StoreKeyWidened {
+                table: table.to_owned(),
+                column: cut(&c.name),
+                stored: "float".into(),
+                arriving: "a fold's merge".into(),
+            }
+            .into());
+        }
+        let rows: Vec<u64> = t
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Ref(r) => r.rows,
+                Part::Rows(r) => r.len() as u64,
+            })
+            .collect();
+        let merges = plan_merges(&rows);
+        if merges.is_empty() {
+            return Ok(report);
+        }
+        // the parts as the merges leave them: carried references, or merged rows
+        let mut parts: Vec<Part> = t.parts.clone();
+        for m in &merges {
+            let mut merged = Vec::new();
+            for i in m {
+                if let Part::Ref(r) = &parts[*i] {
+                    report.bytes_merged += r.bytes;
+                }
+                merged.extend(self.part_rows(&t, &parts[*i])?);
+            }
+            for i in m.iter().rev() {
+                parts.remove(*i);
+            }
+            parts.insert(m[0], Part::Rows(merged));
+        }
+        // each merged part written as its own Parquet part (not run together with the next)
+        let dir = table_dir(table);
+        let mut out = Vec::with_capacity(parts.len());
+        for p in parts {
+            match p {
+                Part::Ref(r) => out.push(Part::Ref(r)), // rule: store.fold.carry-by-reference
+                Part::Rows(rows) => {
+                    let bytes = parts::encode(&columns, &rows)?;
+                    let path = format!(
+                        "tables/{dir}/parts/{}.parquet",
+                        uuid::Uuid::new_v4().simple()
+                    );
+                    let size = bytes.len() as u64;
+                    self.root.put(&path, bytes)?;
+                    report.bytes_written += size;
+                    out.push(Part::Ref(PartRef {
+                        path,
+                        rows: rows.len() as u64,
+                        bytes: size,
+                    }));
+                }
+            }
+        }
+        report.merges = merges.len();
+        report.parts_after = out.len();
+        let (pointer, version) = t
+            .pointer
+            .clone()
+            .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        let mut next = t;
+        next.parts = out;
+        next.receipt = None;
+        let key = self.prepare(table, &next)?;
+        let published = Pointer {
+            format_version: layout::format_text(),
+            snapshot: Some(key.clone()),
+            fence: pointer.fence,
+            lease: None,
+            pending: None,
+        };
+        self.point(table, &published, &version)?;
+        // published and released: nothing is left for commit to do
+        self.tables.remove(table);
+        report.snapshot = Some(key);
+        Ok(report)
+    }
+
+    /// With [`LakeOptions::fold_after_delivery`], folds each table just published whose
+    /// tiers ask for it. The delivery is published already: a fold that fails changes nothing
+    /// and is left for the next one.
+    fn fold_after(&mut self, tables: Vec<String>) {
+        if !self.options.fold_after_delivery {
+            return;
+        }
+        for table in tables {
+            if matches!(self.fold_wanted(&table), Ok(true)) {
+                let _ = self.fold(&table);
+            }
+        }
+    }
+
+    /// Whether `table`'s current parts hold 4 of one size tier, so a fold would merge them.
+    pub fn fold_wanted(&self, table: &str) -> Result<bool, StoreError> {
+        let p = self.read_head(table)?;
+        let t = self.load(table, p)?;
+        let rows: Vec<u64> = t
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Ref(r) => r.rows,
+                Part::Rows(r) => r.len() as u64,
+            })
+            .collect();
+        Ok(!plan_merges(&rows).is_empty())
+    }
+
+    /// The tables of the store (every table with a pointer), sorted.
+    pub fn table_names(&self) -> Result<Vec<String>, StoreError> {
+        let mut out: Vec<String> = self
+            .root
+            .list_dirs("tables")?
+            .iter()
+            .filter_map(|d| table_of_dir(d))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// The snapshot manifest at `key`, read and its format checked.
+    pub fn snapshot(&self, key: &str) -> Result<SnapshotManifest, StoreError> {
+        let b = self
+            .root
+            .get(key)?
+            .ok_or_else(|| corrupt(format!("snapshot {key} is missing")))?;
+        checked(key, &b)
+    }
+
+    /// The key of `table`'s current snapshot, as a reader sees it now.
+    pub fn head(&self, table: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.read_head(table)?.and_then(|(p, _)| p.snapshot))
+    }
+
+    /// Every row of the snapshot at `key`, part by part, in its columns.
+    pub fn snapshot_rows(&self, key: &str) -> Result<Vec<Vec<Datum>>, StoreError> {
+        let s = self.snapshot(key)?;
+        let Some(cols) = s.columns else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for p in &s.parts {
+            let b = self
+                .root
+                .get(&p.path)?
+                .ok_or_else(|| corrupt(format!("part {} of {key} is missing", p.path)))?;
+            out.extend(parts::decode(&cols, b)?);
+        }
+        Ok(out)
+    }
+
     /// Who this handle is, as a lease names its holder.
     pub fn holder(&self) -> &str {
         &self.holder
@@ -1049,6 +1320,9 @@ impl Backend for Lake {
                     let _ = self.release(name, t);
                 }
             }
+            if r.is_ok() {
+                self.fold_after(dirty_names(&tables));
+            }
             return r;
         }
         let mut first_err = None;
@@ -1069,7 +1343,10 @@ impl Backend for Lake {
             }
         }
         match first_err {
-            None => Ok(()),
+            None => {
+                self.fold_after(dirty_names(&tables));
+                Ok(())
+            }
             Some(e) => Err(e),
         }
     }

@@ -33,6 +33,7 @@ fn open(url: &str, ttl_ms: u64) -> Lake {
     let o = LakeOptions {
         lease_ttl: Duration::from_millis(ttl_ms),
         lock_wait: Duration::from_secs(300),
+        ..LakeOptions::default()
     };
     Lake::open(Path::new(url), &o, true).unwrap_or_else(|e| panic!("{url}: {e}"))
 }

@@ -227,6 +227,7 @@ fn opts(ttl_ms: u64, wait_ms: u64) -> LakeOptions {
     LakeOptions {
         lease_ttl: Duration::from_millis(ttl_ms),
         lock_wait: Duration::from_millis(wait_ms),
+        ..LakeOptions::default()
     }
 }
 
