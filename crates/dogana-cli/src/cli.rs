@@ -91,6 +91,16 @@ publication id after it (12 characters) and the failed checks:
   2 accepted changes 2026-10-26T06:00:00+00:00 publication 6b1b6c122507
   3 rejected changes 2026-10-27T06:00:00+00:00 publication 6b1b6c122507 failed: rows: the read holds 3 live rows and 0 tombstones; the manifest declares 4 and 0";
 
+const FOLD_EXAMPLES: &str = "\
+Examples:
+  dogana fold --store file:///data/lake          # every table
+  dogana fold --store s3://bucket/lake orders
+
+A fold takes each table's lease, merges 4 parts of one size tier (row counts between
+consecutive powers of 4) into one until every tier holds fewer than 4, and publishes a
+snapshot with the same rows, ledger and receipts. Lake stores only (a build with the lake
+feature).";
+
 const VERIFY_EXAMPLES: &str = "\
 Examples:
   dogana verify --store orders.db          # every table
@@ -223,6 +233,12 @@ pub enum Command {
         override_usage = "dogana show --store DB TABLE [TABLE...] [--at TIME] [--limit-days DAYS] -o FILE.html [--force]\n       dogana show --ledger LEDGER --receipts RECEIPTS [--at TIME] [--limit-days DAYS] -o FILE.html [--force]"
     )]
     Show(ShowArgs),
+    /// Fold a lake store's tables: merge 4 small parts of one size tier into one, rows unchanged
+    #[command(
+        after_help = FOLD_EXAMPLES,
+        override_usage = "dogana fold --store URL [TABLE]"
+    )]
+    Fold(FoldArgs),
     /// Turn a TOML contract description into the contract's wire document
     #[command(after_help = CONTRACT_EXAMPLES)]
     Contract(ContractArgs),
@@ -399,6 +415,19 @@ pub struct VerifyArgs {
     /// Verify only this table [default: every table of the store]
     #[arg(value_name = "TABLE")]
     pub table: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct FoldArgs {
+    /// The lake store: file:///dir, s3://bucket/prefix, gs://, az://, memory:// or lake:DIR
+    #[arg(long, value_name = "URL")]
+    pub store: PathBuf,
+    /// Fold only this table [default: every table of the store]
+    #[arg(value_name = "TABLE")]
+    pub table: Option<String>,
+    /// How long to wait for another writer's lease on a table before refusing
+    #[arg(long, value_name = "SECONDS", default_value = "60")]
+    pub lock_timeout: String,
 }
 
 #[derive(Debug, Args)]

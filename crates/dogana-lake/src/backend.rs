@@ -1265,7 +1265,16 @@ impl Open for Lake {
         let spec = path
             .to_str()
             .ok_or_else(|| LakeError::Root(format!("{} is not UTF-8", path.display())))?;
-        if !write && !spec.contains("://") && !path.exists() {
+        // a reader creates nothing: a local root (a path, or a file:// URL) must exist
+        let local = if spec.contains("://") {
+            url::Url::parse(spec)
+                .ok()
+                .filter(|u| u.scheme() == "file")
+                .and_then(|u| u.to_file_path().ok())
+        } else {
+            Some(path.to_path_buf())
+        };
+        if !write && local.is_some_and(|p| !p.exists()) {
             return Err(StoreError::NotAStore(format!("{spec} does not exist")));
         }
         let root = Root::open(spec)?;

@@ -8,6 +8,7 @@
 //!   and the ledger `claims --store` reads);
 //! - reading and planning from a store: [`plan`] (`ledger`, `plan`, `plan --together`, `next`);
 //! - documents: [`identity`], [`canonical`]; and [`completions`];
+//! - the lake store's own verbs: [`lake`] (`fold`);
 //! - the page: [`show`] (`dogana_show`), reading a store through [`show::load`] only.
 //!
 //! Shared pieces: `input` (contracts in JSON or TOML, manifests, ledgers), `typed` (option values
@@ -20,6 +21,7 @@ pub mod claims;
 pub mod completions;
 pub mod contract;
 pub mod identity;
+pub mod lake;
 pub mod manifest;
 pub mod plan;
 pub mod receiver;
@@ -49,6 +51,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Plan(a) => plan::plan(a),
         Command::Next(a) => plan::next(a),
         Command::Show(a) => show::run(a),
+        Command::Fold(a) => lake::fold(a),
         Command::Contract(a) => contract::run(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),

@@ -258,7 +258,7 @@ fn file_size(path: &Path) -> Result<u64> {
 }
 
 /// `--lock-timeout SECONDS`.
-fn lock_wait(text: &str) -> Result<std::time::Duration> {
+pub(crate) fn lock_wait(text: &str) -> Result<std::time::Duration> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
             Ok(std::time::Duration::from_secs_f64(s))

@@ -1,0 +1,134 @@
+//! The lake store's own verbs (`dogana_lake`, the `lake` feature):
+//!
+//! - `dogana fold --store URL [TABLE]`: merges each table's small parts by size tier under
+//!   its lease (`store.fold.tiered-merge`); rows, ledger and receipts unchanged.
+//!
+//! A build without the `lake` feature answers each with one line saying how to get it; a
+//! store that is not a lake store is refused naming what it is.
+
+use crate::cli::FoldArgs;
+#[cfg(not(feature = "lake"))]
+use crate::refusal::refuse;
+use crate::refusal::Result;
+
+#[cfg(feature = "lake")]
+mod imp {
+    use std::path::Path;
+
+    use dogana_lake::{Lake, LakeError, LakeOptions};
+    use dogana_receiver::{Open, StoreError};
+    use dogana_stores::Spec;
+
+    use crate::cli::FoldArgs;
+    use crate::commands::receiver::{lock_wait, shown};
+    use crate::output;
+    use crate::refusal::{refuse, Refusal, Result};
+
+    /// The lake root a `--store` names, or a refusal naming what it is instead.
+    pub fn root(store: &Path, verb: &str) -> Result<String> {
+        match Spec::parse(&store.to_string_lossy()) {
+            Spec::Lake(root) => Ok(root),
+            other => refuse!(
+                "dogana {verb} works on a lake store, and {} is a {} store; name a lake store (file:///dir, s3://bucket/prefix, gs://, az://, lake:DIR)",
+                shown(store),
+                other.backend().name()
+            ),
+        }
+    }
+
+    /// Opens an existing lake store: a missing one is refused, never created.
+    pub fn open(store: &Path, root: &str, write: bool, options: &LakeOptions) -> Result<Lake> {
+        let failed = |e: StoreError| match e {
+            StoreError::NotAStore(m) => Refusal::new(format!(
+                "not a dogana lake store: {m}; name a store made by dogana deliver"
+            )),
+            e => Refusal::new(format!("cannot open the store {}: {e}", shown(store))),
+        };
+        // a reader first: a root without a store is refused before anything is created
+        let lake = Lake::open(Path::new(root), options, false).map_err(failed)?;
+        if !write {
+            return Ok(lake);
+        }
+        drop(lake);
+        Lake::open(Path::new(root), options, true).map_err(failed)
+    }
+
+    /// A refusal for a failed lake operation: nothing was published.
+    pub fn failed(what: &str, store: &Path, e: &StoreError) -> Refusal {
+        let hint = match LakeError::of(e) {
+            Some(LakeError::LeaseHeld { .. }) => "; try again once the writer is done",
+            _ => "",
+        };
+        Refusal::new(format!(
+            "{what} failed on store {}: {e}{hint}; nothing was published",
+            shown(store)
+        ))
+    }
+
+    pub fn fold(a: FoldArgs) -> Result<()> {
+        let root = root(&a.store, "fold")?;
+        let options = LakeOptions {
+            lock_wait: lock_wait(&a.lock_timeout)?,
+            ..LakeOptions::default()
+        };
+        let mut lake = open(&a.store, &root, true, &options)?;
+        let known = lake
+            .table_names()
+            .map_err(|e| failed("listing the tables", &a.store, &e))?;
+        let names = match a.table {
+            Some(t) if known.contains(&t) => vec![t],
+            Some(t) => refuse!(
+                "store {} has no table {t:?}; its tables: {}",
+                shown(&a.store),
+                if known.is_empty() {
+                    "none yet".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ),
+            None => known,
+        };
+        let mut out = String::new();
+        if names.is_empty() {
+            out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
+        }
+        for table in &names {
+            let r = lake
+                .fold(table)
+                .map_err(|e| failed(&format!("folding {table:?}"), &a.store, &e))?;
+            if r.snapshot.is_some() {
+                out.push_str(&format!(
+                    "{table}: folded {} parts into {} ({} merges of 4; {} bytes merged, {} written), fence {}\n",
+                    r.parts_before, r.parts_after, r.merges, r.bytes_merged, r.bytes_written, r.fence
+                ));
+            } else {
+                out.push_str(&format!(
+                    "{table}: nothing to fold: {} parts, every size tier holds fewer than 4\n",
+                    r.parts_before
+                ));
+            }
+        }
+        output::stdout(output::shown_lines(&out).as_bytes())?;
+        Ok(())
+    }
+}
+
+#[cfg(not(feature = "lake"))]
+fn no_lake(verb: &str) -> Result<()> {
+    refuse!(
+        "dogana {verb} needs the lake store, which this build does not have; build dogana with cargo build -p dogana-cli --features lake"
+    )
+}
+
+/// `dogana fold --store URL [TABLE]`.
+pub fn fold(a: FoldArgs) -> Result<()> {
+    #[cfg(feature = "lake")]
+    {
+        imp::fold(a)
+    }
+    #[cfg(not(feature = "lake"))]
+    {
+        let _ = a;
+        no_lake("fold")
+    }
+}

@@ -1,0 +1,158 @@
+//! The lake store's own verbs: `dogana fold` (and, without the lake feature, the one line
+//! saying how to get them).
+
+mod common;
+
+use common::{refused, Work};
+
+#[cfg(feature = "lake")]
+use common::text;
+
+/// A full delivery of 3 rows, then `changes` deliveries of one new row each: one part each.
+#[cfg(feature = "lake")]
+fn deliveries(work: &Work, store: &str, changes: usize) {
+    work.write(
+        "full.csv",
+        "id,order_date,updated_at,amount,deleted\n1,2026-10-20,2026-10-20T10:00:00Z,10.00,false\n2,2026-10-21,2026-10-21T10:00:00Z,20.00,false\n3,2026-10-22,2026-10-22T10:00:00Z,30.00,false\n",
+    );
+    let mut files = vec![(
+        "full.csv".to_owned(),
+        vec![
+            "--shape",
+            "full",
+            "--produced-at",
+            "2026-10-25T06:00:00Z",
+            "--rows",
+            "3",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>(),
+    )];
+    for d in 0..changes {
+        let name = format!("c{d}.csv");
+        work.write(
+            &name,
+            &format!(
+                "id,order_date,updated_at,amount,deleted\n{},2026-10-23,2026-10-{:02}T10:00:00Z,5.00,false\n",
+                100 + d,
+                25 + d
+            ),
+        );
+        files.push((
+            name,
+            vec![
+                "--shape".into(),
+                "changes".into(),
+                "--produced-at".into(),
+                format!("2026-10-{:02}T06:00:00Z", 26 + d),
+                "--since".into(),
+                format!("2026-10-{:02}T06:00:00Z", 25 + d),
+                "--rows".into(),
+                "1".into(),
+            ],
+        ));
+    }
+    for (i, (file, args)) in files.iter().enumerate() {
+        let mut all = vec![
+            "manifest",
+            file.as_str(),
+            "--contract",
+            "orders.toml",
+            "--force",
+        ];
+        all.extend(args.iter().map(String::as_str));
+        work.dogana(&all).assert().success();
+        let at = format!("2026-10-{:02}T07:00:00Z", 25 + i);
+        work.dogana([
+            "deliver",
+            file,
+            "--store",
+            store,
+            "--contract",
+            "orders.toml",
+            "--at",
+            &at,
+        ])
+        .assert()
+        .success();
+    }
+}
+
+#[cfg(feature = "lake")]
+#[test]
+fn fold_merges_a_tier_and_changes_no_receipt_or_ledger() {
+    // rule: store.fold.tiered-merge, store.fold.compaction-lease
+    let work = Work::new();
+    let store = format!("file://{}", work.path("lake").display());
+    deliveries(&work, &store, 4);
+    let receipts = work
+        .dogana(["receipts", "--store", &store, "orders", "--json"])
+        .output()
+        .unwrap();
+    let ledger = work
+        .dogana(["ledger", "--store", &store, "orders"])
+        .output()
+        .unwrap();
+    let out = work.dogana(["fold", "--store", &store]).assert().success();
+    let line = text(&out.get_output().stdout);
+    assert!(
+        line.starts_with("orders: folded 5 parts into 2 (1 merges of 4;"),
+        "{line}"
+    );
+    let again = work
+        .dogana(["fold", "--store", &store, "orders"])
+        .assert()
+        .success();
+    assert_eq!(
+        text(&again.get_output().stdout),
+        "orders: nothing to fold: 2 parts, every size tier holds fewer than 4\n"
+    );
+    assert_eq!(
+        work.dogana(["receipts", "--store", &store, "orders", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+        receipts.stdout
+    );
+    assert_eq!(
+        work.dogana(["ledger", "--store", &store, "orders"])
+            .output()
+            .unwrap()
+            .stdout,
+        ledger.stdout
+    );
+    work.dogana(["verify", "--store", &store])
+        .assert()
+        .success();
+}
+
+#[cfg(feature = "lake")]
+#[test]
+fn fold_refuses_what_is_no_lake_store_and_creates_nothing() {
+    let work = Work::new();
+    let line = refused(&work, ["fold", "--store", "orders.db"]);
+    assert!(
+        line.contains("works on a lake store, and orders.db is a sqlite store"),
+        "{line}"
+    );
+    let missing = format!("file://{}", work.path("nothing").display());
+    let line = refused(&work, ["fold", "--store", &missing]);
+    assert!(line.contains("not a dogana lake store"), "{line}");
+    assert!(!work.path("nothing").exists(), "nothing created");
+    let store = format!("file://{}", work.path("lake").display());
+    deliveries(&work, &store, 0);
+    let line = refused(&work, ["fold", "--store", &store, "invoices"]);
+    assert!(
+        line.contains("has no table \"invoices\"; its tables: orders"),
+        "{line}"
+    );
+}
+
+#[cfg(not(feature = "lake"))]
+#[test]
+fn a_build_without_the_lake_says_how_to_get_it() {
+    let work = Work::new();
+    let line = refused(&work, ["fold", "--store", "file:///tmp/x"]);
+    assert!(line.contains("--features lake"), "{line}");
+}

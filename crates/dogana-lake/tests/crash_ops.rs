@@ -1,0 +1,194 @@
+//! SIGKILL at random points of the lake's own operations on `file://`: a child process
+//! folds a copy of a store of many small parts and is killed after a random delay spread over
+//! the second half of the time a whole run takes; after each kill the pointer names the old snapshot or the new
+//! one, every part it reaches exists, and the rows, ledger and receipts read are the old ones.
+//!
+//! `DOGANA_LAKE_OP_KILLS` sets the kills per operation (default 100).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use dogana_lake::{Lake, LakeOptions};
+use dogana_receiver::conformance::Fixture;
+use dogana_receiver::{Datum, Open, Store};
+
+const CHILD: &str = "DOGANA_LAKE_OP_CRASH_CHILD";
+
+fn options() -> LakeOptions {
+    LakeOptions {
+        lease_ttl: Duration::from_millis(300),
+        lock_wait: Duration::from_secs(30),
+        ..LakeOptions::default()
+    }
+}
+
+fn kills() -> usize {
+    std::env::var("DOGANA_LAKE_OP_KILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100)
+}
+
+/// The child: runs the operation the parent names on the store it names, unless not started
+/// by the parent.
+#[test]
+fn op_crash_child() {
+    let Ok(spec) = std::env::var(CHILD) else {
+        return;
+    };
+    let (op, dir) = spec.split_once(':').expect("op:dir");
+    let mut lake = Lake::open(Path::new(dir), &options(), true).expect("open");
+    match op {
+        "fold" => {
+            lake.fold("orders").expect("fold");
+        }
+        other => panic!("no operation {other}"),
+    }
+}
+
+/// A small xorshift, seeded from the clock: the kill delays.
+struct Rng(u64);
+
+impl Rng {
+    fn new() -> Rng {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1);
+        eprintln!("crash seed {seed}");
+        Rng(seed | 1)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+fn spawn(op: &str, dir: &Path) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "op_crash_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, format!("{op}:{}", dir.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// A store of `n` single-row changes deliveries after a full one: `n + 1` parts.
+fn template(n: usize) -> (Fixture<Store<Lake>>, PathBuf) {
+    let mut fx = Fixture::<Store<Lake>>::new("op-crash");
+    fx.accept(&fx.full(
+        "f.csv",
+        "2026-10-02T00:00:00Z",
+        &[(1, "2026-10-01", "2026-10-01T10:00:00Z", "1.00", false)],
+    ));
+    for d in 0..n {
+        let since = format!("2026-10-{:02}T00:00:00Z", d + 2);
+        let at = format!("2026-10-{:02}T00:00:00Z", d + 3);
+        let upd = format!("2026-10-{:02}T01:00:00Z", d + 2);
+        fx.accept(&fx.changes(
+            &format!("c{d}.csv"),
+            &since,
+            &at,
+            &[(100 + d as i64, "2026-10-02", upd.as_str(), "2.00", false)],
+        ));
+    }
+    let dir = fx.r.backend().root().local_dir().unwrap().to_path_buf();
+    (fx, dir)
+}
+
+/// What a reader reads of the table: its rows (sorted), ledger and receipt count.
+fn read(lake: &Lake) -> (Vec<String>, Option<String>, u64) {
+    let head = lake.head("orders").unwrap().expect("a head");
+    let s = lake.snapshot(&head).unwrap();
+    for p in &s.parts {
+        assert!(
+            lake.root().get(&p.path).unwrap().is_some(),
+            "the pointer reaches {}, which is missing",
+            p.path
+        );
+    }
+    let mut rows: Vec<String> = lake
+        .snapshot_rows(&head)
+        .unwrap()
+        .iter()
+        .map(|r| format!("{:?}", r.iter().map(Datum::render).collect::<Vec<_>>()))
+        .collect();
+    rows.sort();
+    (rows, s.ledger, s.receipts)
+}
+
+#[test]
+fn sigkill_during_folds_leaves_old_or_new_snapshot() {
+    // rule: store.fold.pointer-commit, store.fold.compaction-lease, store.fold.tiered-merge
+    let (fx, template) = template(15);
+    let lake = Lake::open(&template, &options(), false).unwrap();
+    let old_head = lake.head("orders").unwrap().unwrap();
+    let expected = read(&lake);
+    drop(lake);
+    let work = fx.dir.join("work");
+    // one whole run, timed: the kills spread over it
+    copy_tree(&template, &work);
+    let started = Instant::now();
+    assert!(spawn("fold", &work).wait().unwrap().success());
+    let whole = started.elapsed();
+    let mut rng = Rng::new();
+    let (mut old, mut new) = (0, 0);
+    let n = kills();
+    for i in 0..n {
+        copy_tree(&template, &work);
+        let mut child = spawn("fold", &work);
+        // most of a run is the process starting and the store's probe: the kills land in
+        // its second half, where the fold reads, writes and publishes
+        let w = whole.as_micros() as u64;
+        std::thread::sleep(Duration::from_micros(w / 2 + rng.below(w / 2 + 1)));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let lake = Lake::open(&work, &options(), false).unwrap();
+        let head = lake.head("orders").unwrap().unwrap();
+        if head == old_head {
+            old += 1;
+        } else {
+            let s = lake.snapshot(&head).unwrap();
+            assert_eq!(s.parent.as_deref(), Some(old_head.as_str()), "kill {i}");
+            assert_eq!(s.parts.len(), 1, "kill {i}: the fold published whole");
+            new += 1;
+        }
+        assert_eq!(
+            read(&lake),
+            expected,
+            "kill {i}: a reader reads what it read"
+        );
+        if i % 10 == 0 {
+            // the next fold recovers (past the killed writer's lease) and reads the same
+            let mut lake = Lake::open(&work, &options(), true).unwrap();
+            lake.fold("orders").unwrap();
+            assert_eq!(read(&lake), expected, "kill {i}: after the next fold");
+        }
+    }
+    eprintln!("{n} kills during folds: {old} left the old snapshot, {new} the new one");
+    assert_eq!(old + new, n);
+}
