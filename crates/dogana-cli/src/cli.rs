@@ -101,6 +101,16 @@ consecutive powers of 4) into one until every tier holds fewer than 4, and publi
 snapshot with the same rows, ledger and receipts. Lake stores only (a build with the lake
 feature).";
 
+const COLLECT_EXAMPLES: &str = "\
+Examples:
+  dogana collect --store file:///data/lake
+  dogana collect --store s3://bucket/lake orders --retain-generations 8
+
+Under each table's lease, keeps the newest N snapshots whole (the current one included) and
+every part they name; deletes every other part, after recording what it deletes and marking
+each snapshot it reclaims. Every snapshot manifest, receipt and ledger is kept, so verify
+still folds the accepted receipts. Lake stores only (a build with the lake feature).";
+
 const VERIFY_EXAMPLES: &str = "\
 Examples:
   dogana verify --store orders.db          # every table
@@ -239,6 +249,12 @@ pub enum Command {
         override_usage = "dogana fold --store URL [TABLE]"
     )]
     Fold(FoldArgs),
+    /// Collect a lake store: delete the parts only snapshots older than the retained ones name
+    #[command(
+        after_help = COLLECT_EXAMPLES,
+        override_usage = "dogana collect --store URL [TABLE] [--retain-generations N]"
+    )]
+    Collect(CollectArgs),
     /// Turn a TOML contract description into the contract's wire document
     #[command(after_help = CONTRACT_EXAMPLES)]
     Contract(ContractArgs),
@@ -425,6 +441,23 @@ pub struct FoldArgs {
     /// Fold only this table [default: every table of the store]
     #[arg(value_name = "TABLE")]
     pub table: Option<String>,
+    /// How long to wait for another writer's lease on a table before refusing
+    #[arg(long, value_name = "SECONDS", default_value = "60")]
+    pub lock_timeout: String,
+}
+
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    /// The lake store: file:///dir, s3://bucket/prefix, gs://, az://, memory:// or lake:DIR
+    #[arg(long, value_name = "URL")]
+    pub store: PathBuf,
+    /// Collect only this table [default: every table of the store]
+    #[arg(value_name = "TABLE")]
+    pub table: Option<String>,
+    /// How many of each table's newest snapshots to keep whole, the current one included
+    /// (from 1)
+    #[arg(long, value_name = "N", default_value = "64")]
+    pub retain_generations: String,
     /// How long to wait for another writer's lease on a table before refusing
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,

@@ -149,6 +149,77 @@ fn fold_refuses_what_is_no_lake_store_and_creates_nothing() {
     );
 }
 
+#[cfg(feature = "lake")]
+#[test]
+fn collect_deletes_what_only_older_snapshots_name_and_keeps_receipts() {
+    // rule: store.collect.superseded, store.collect.retain-generations
+    let work = Work::new();
+    let store = format!("file://{}", work.path("lake").display());
+    deliveries(&work, &store, 4);
+    work.dogana(["fold", "--store", &store]).assert().success();
+    let receipts = work
+        .dogana(["receipts", "--store", &store, "orders", "--json"])
+        .output()
+        .unwrap();
+    let out = work
+        .dogana(["collect", "--store", &store, "--retain-generations", "1"])
+        .assert()
+        .success();
+    let line = text(&out.get_output().stdout);
+    assert!(
+        line.starts_with("orders: kept 1 snapshots whole; deleted 4 parts (")
+            && line.ends_with(
+                " bytes) of 5 older snapshots, their manifests, receipts and ledgers kept\n"
+            ),
+        "{line}"
+    );
+    let again = work
+        .dogana(["collect", "--store", &store])
+        .assert()
+        .success();
+    assert_eq!(
+        text(&again.get_output().stdout),
+        "orders: nothing to collect: every part is named by one of the 6 snapshots kept\n"
+    );
+    assert_eq!(
+        work.dogana(["receipts", "--store", &store, "orders", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+        receipts.stdout
+    );
+    work.dogana(["verify", "--store", &store])
+        .assert()
+        .success();
+}
+
+#[cfg(feature = "lake")]
+#[test]
+fn collect_keeping_0_generations_is_refused_before_anything() {
+    // rule: store.collect.retain-generations
+    let work = Work::new();
+    let store = format!("file://{}", work.path("lake").display());
+    deliveries(&work, &store, 0);
+    let listing = || {
+        let mut v: Vec<_> = std::fs::read_dir(work.path("lake/tables/orders"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing();
+    let line = refused(
+        &work,
+        ["collect", "--store", &store, "--retain-generations", "0"],
+    );
+    assert!(
+        line.contains("retain_generations = \"0\" is refused (store.collect.retain-generations)"),
+        "{line}"
+    );
+    assert_eq!(listing(), before);
+}
+
 #[cfg(not(feature = "lake"))]
 #[test]
 fn a_build_without_the_lake_says_how_to_get_it() {

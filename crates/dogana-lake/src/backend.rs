@@ -88,6 +88,24 @@ pub struct FoldReport {
     pub fence: u64,
 }
 
+/// What one collection of a table did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectReport {
+    /// The table.
+    pub table: String,
+    /// The snapshots kept whole (the newest `retain_generations` of the chain).
+    pub retained: usize,
+    /// The older snapshots whose parts it reclaimed (manifests kept).
+    pub reclaimed: usize,
+    /// The objects it deleted.
+    pub deleted: usize,
+    /// The bytes of the parts it deleted, as their manifests record them (0 for a part no
+    /// snapshot names).
+    pub bytes: u64,
+    /// Its record (None: nothing to delete, nothing written).
+    pub record: Option<String>,
+}
+
 /// The size tier of a part of `rows` rows: tier k spans `4^k ..= 4^(k+1) - 1` rows (a part of
 /// 0 to 3 rows is tier 0) (`store.fold.tiered-merge`).
 pub fn tier(rows: u64) -> u32 {
@@ -1136,6 +1154,152 @@ impl Lake {
         }
     }
 
+    /// Collects `table` under its lease (`bucket-collect`): keeps the newest
+    /// `retain_generations` snapshots of its chain whole (the current one included,
+    /// `store.collect.retain-generations`) and every part one of them names
+    /// (`store.fold.reference-retention`); deletes every other part of the table (those only
+    /// older snapshots name, and those no snapshot names, left by a writer that died). Every
+    /// snapshot manifest is kept (`store.collect.manifest-kept`), each reclaimed one with a
+    /// `.collected.json` marker beside it; the record of what it deletes and the markers are
+    /// written before anything is deleted (`store.collect.drop-first`). Receipts and the
+    /// ledgers in the manifests are never collected. A `retain_generations` of 0 is
+    /// [`LakeError::ConfigInvalid`] and nothing is touched.
+    pub fn collect(
+        &mut self,
+        table: &str,
+        retain_generations: u32,
+    ) -> Result<CollectReport, StoreError> {
+        if retain_generations == 0 {
+            return Err(layout::parse_retain_generations("0")
+                .expect_err("0 is refused")
+                .into());
+        }
+        self.begin(Txn::Write, &[table])?;
+        let r = self.collect_leased(table, retain_generations);
+        self.rollback(); // nothing to publish: the lease released, the fence kept
+        r
+    }
+
+    fn collect_leased(&mut self, table: &str, retain: u32) -> Result<CollectReport, StoreError> {
+        let t = self
+            .tables
+            .get(table)
+            .cloned()
+            .ok_or_else(|| corrupt("no table"))?;
+        let fence = t.fence.unwrap_or(0);
+        let mut report = CollectReport {
+            table: table.to_owned(),
+            retained: 0,
+            reclaimed: 0,
+            deleted: 0,
+            bytes: 0,
+            record: None,
+        };
+        // the chain, newest first
+        let mut chain: Vec<(String, SnapshotManifest)> = Vec::new();
+        let mut at = t.head_key.clone();
+        while let Some(key) = at {
+            let s = self.snapshot(&key)?;
+            at = s.parent.clone();
+            chain.push((key, s));
+        }
+        let keep = (retain as usize).min(chain.len());
+        let (retained, older) = chain.split_at(keep);
+        let kept: HashSet<&str> = retained
+            .iter()
+            .flat_map(|(_, s)| s.parts.iter().map(|p| p.path.as_str()))
+            .collect();
+        let dir = table_dir(table);
+        let mut sizes: HashMap<String, u64> = HashMap::new();
+        for (_, s) in &chain {
+            for p in &s.parts {
+                sizes.insert(p.path.clone(), p.bytes);
+            }
+        }
+        let doomed: Vec<String> = self
+            .root
+            .list(&format!("tables/{dir}/parts/"))?
+            .into_iter()
+            .filter(|k| !kept.contains(k.as_str()))
+            .collect();
+        report.retained = retained.len();
+        if doomed.is_empty() {
+            return Ok(report);
+        }
+        let doomed_set: HashSet<&str> = doomed.iter().map(String::as_str).collect();
+        // every snapshot (of the chain, or left by a writer that died) naming a doomed part
+        let mut reclaimed: Vec<(String, Vec<String>)> = Vec::new();
+        let in_chain: HashSet<&str> = chain.iter().map(|(k, _)| k.as_str()).collect();
+        let mut others = Vec::new();
+        for key in self.root.list(&format!("tables/{dir}/snapshots/"))? {
+            if layout::is_snapshot_manifest(&key) && !in_chain.contains(key.as_str()) {
+                others.push((key.clone(), self.snapshot(&key)?));
+            }
+        }
+        for (key, s) in older.iter().chain(others.iter()) {
+            let gone: Vec<String> = s
+                .parts
+                .iter()
+                .filter(|p| doomed_set.contains(p.path.as_str()))
+                .map(|p| p.path.clone())
+                .collect();
+            if !gone.is_empty() {
+                reclaimed.push((key.clone(), gone));
+            }
+        }
+        let record_key = format!(
+            "tables/{dir}/_collected/{fence:020}-{}.json",
+            uuid::Uuid::new_v4().simple()
+        );
+        let record = layout::CollectionRecord {
+            format_version: layout::format_text(),
+            table: table.to_owned(),
+            fence,
+            created_at: Utc::now().to_rfc3339(),
+            retain_generations: retain,
+            retained: retained.iter().map(|(k, _)| k.clone()).collect(),
+            reclaimed: reclaimed.iter().map(|(k, _)| k.clone()).collect(),
+            deleted: doomed.clone(),
+        };
+        // rule: store.collect.drop-first — recorded before anything is deleted
+        self.root.put(&record_key, json(&record)?)?;
+        for (key, parts) in &reclaimed {
+            // rule: store.collect.manifest-kept — the manifest stays, a marker beside it
+            let marker = layout::CollectedMarker {
+                format_version: layout::format_text(),
+                snapshot: key.clone(),
+                parts: parts.clone(),
+                collection: record_key.clone(),
+            };
+            self.root
+                .put(&layout::collected_marker(key), json(&marker)?)?;
+        }
+        // the lease still ours (a later writer would have fenced us): only then delete
+        let (pointer, _) = t
+            .pointer
+            .as_ref()
+            .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        let now = self.read_pointer(table)?;
+        if now.as_ref().map(|(p, _)| (p.fence, p.lease.clone()))
+            != Some((pointer.fence, pointer.lease.clone()))
+        {
+            return Err(LakeError::LeaseFenced {
+                table: table.to_owned(),
+                fence: pointer.fence,
+                current: now.map(|(p, _)| p.fence).unwrap_or(0),
+            }
+            .into());
+        }
+        for key in &doomed {
+            self.root.delete(key)?;
+            report.deleted += 1;
+            report.bytes += sizes.get(key).copied().unwrap_or(0);
+        }
+        report.reclaimed = reclaimed.len();
+        report.record = Some(record_key);
+        Ok(report)
+    }
+
     /// Whether `table`'s current parts hold 4 of one size tier, so a fold would merge them.
     pub fn fold_wanted(&self, table: &str) -> Result<bool, StoreError> {
         let p = self.read_head(table)?;
@@ -1185,10 +1349,16 @@ impl Lake {
         };
         let mut out = Vec::new();
         for p in &s.parts {
-            let b = self
-                .root
-                .get(&p.path)?
-                .ok_or_else(|| corrupt(format!("part {} of {key} is missing", p.path)))?;
+            let Some(b) = self.root.get(&p.path)? else {
+                if self.root.get(&layout::collected_marker(key))?.is_some() {
+                    return Err(LakeError::PartCollected {
+                        snapshot: key.to_owned(),
+                        part: p.path.clone(),
+                    }
+                    .into());
+                }
+                return Err(corrupt(format!("part {} of {key} is missing", p.path)));
+            };
             out.extend(parts::decode(&cols, b)?);
         }
         Ok(out)

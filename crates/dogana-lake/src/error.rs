@@ -99,6 +99,26 @@ pub enum LakeError {
         /// The arriving type (at most 80 characters of it).
         arriving: String,
     },
+    /// A setting outside what it allows, refused at its parse before anything is written or
+    /// deleted.
+    ConfigInvalid {
+        /// The setting.
+        field: &'static str,
+        /// Its value (at most 80 characters of it).
+        value: String,
+        /// The rule it breaks.
+        rule: &'static str,
+        /// What it allows.
+        reason: &'static str,
+    },
+    /// A read of a snapshot a collection reclaimed: its manifest is kept, this part was
+    /// deleted (`store.collect.manifest-kept`, the record's `part-collected`).
+    PartCollected {
+        /// The snapshot.
+        snapshot: String,
+        /// The part.
+        part: String,
+    },
     /// The store root is not a URL this build opens.
     Root(String),
     /// The object store failed.
@@ -167,6 +187,19 @@ impl fmt::Display for LakeError {
             } => write!(
                 f,
                 "StoreSchemaIncompatible: table {table:?}: column {column:?} is stored as {stored} and arrives as {arriving}, which the schema lattice does not join (store.reconcile.incompatible); nothing was written"
+            ),
+            LakeError::ConfigInvalid {
+                field,
+                value,
+                rule,
+                reason,
+            } => write!(
+                f,
+                "{field} = {value:?} is refused ({rule}): {reason}; nothing was written or deleted"
+            ),
+            LakeError::PartCollected { snapshot, part } => write!(
+                f,
+                "part-collected: snapshot {snapshot} was reclaimed by a collection and its part {part} deleted; read a retained snapshot (the current one, or one of the newest retain_generations)"
             ),
             LakeError::Root(m) => write!(f, "store root: {m}"),
             LakeError::Object(e) => write!(f, "object store: {e}"),

@@ -291,3 +291,72 @@ pub fn is_canonical_v4(s: &str) -> bool {
         Err(_) => false,
     }
 }
+
+/// The newest snapshots of each table's chain a collection keeps by default, the current one
+/// included (`store.collect.retain-generations`).
+pub const RETAIN_GENERATIONS: u32 = 64;
+
+/// Parses a `retain_generations` setting: a whole number from 1; 0 (or anything else) is
+/// refused at the parse, naming field, value and rule, before a collection starts.
+pub fn parse_retain_generations(text: &str) -> Result<u32, LakeError> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(LakeError::ConfigInvalid {
+            field: "retain_generations",
+            value: text.chars().take(80).collect(),
+            rule: "store.collect.retain-generations",
+            reason: "a whole number of generations from 1 (the current snapshot is one)",
+        }),
+    }
+}
+
+/// The key of the collection marker beside a snapshot manifest
+/// (`tables/<t>/snapshots/<name>.collected.json`), written only by a collection, before it
+/// deletes any of the parts it lists (`store.collect.manifest-kept`).
+pub fn collected_marker(snapshot: &str) -> String {
+    format!(
+        "{}.collected.json",
+        snapshot.strip_suffix(".json").unwrap_or(snapshot)
+    )
+}
+
+/// Whether a key under `snapshots/` is a snapshot manifest (not a collection marker).
+pub fn is_snapshot_manifest(key: &str) -> bool {
+    key.ends_with(".json") && !key.ends_with(".collected.json")
+}
+
+/// `<snapshot>.collected.json`: the parts a collection removed of a snapshot it reclaimed
+/// (its manifest is kept; a reader of it meets `PartCollected`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CollectedMarker {
+    /// The marker's format.
+    pub format_version: String,
+    /// The snapshot reclaimed.
+    pub snapshot: String,
+    /// Its parts the collection removed.
+    pub parts: Vec<String>,
+    /// The collection's record.
+    pub collection: String,
+}
+
+/// `tables/<t>/_collected/<fence>-<uuid>.json`: what one collection removes, written before it
+/// deletes anything (`store.collect.drop-first`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CollectionRecord {
+    /// The record's format.
+    pub format_version: String,
+    /// The table.
+    pub table: String,
+    /// The lease fence the collection held.
+    pub fence: u64,
+    /// When it started, by the collector's clock (RFC 3339).
+    pub created_at: String,
+    /// How many generations it kept.
+    pub retain_generations: u32,
+    /// The snapshots it kept whole, newest first.
+    pub retained: Vec<String>,
+    /// The snapshots whose parts it reclaimed (their manifests kept).
+    pub reclaimed: Vec<String>,
+    /// Every object it deletes.
+    pub deleted: Vec<String>,
+}

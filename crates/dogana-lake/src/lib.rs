@@ -22,7 +22,9 @@ pub mod objects;
 mod parts;
 pub mod sql;
 
-pub use backend::{plan_merges, tier, FoldReport, Lake, LakeOptions, Published, STORE_ID};
+pub use backend::{
+    plan_merges, tier, CollectReport, FoldReport, Lake, LakeOptions, Published, STORE_ID,
+};
 pub use error::LakeError;
 pub use harness::{AzureLake, MemoryLake, S3Lake, ShortLeaseLake};
 /// The rows of one Parquet part of a table, read as the table's columns (a column the part

@@ -2,6 +2,9 @@
 //! folds a copy of a store of many small parts and is killed after a random delay spread over
 //! the second half of the time a whole run takes; after each kill the pointer names the old snapshot or the new
 //! one, every part it reaches exists, and the rows, ledger and receipts read are the old ones.
+//! A child collecting is killed the same way: the current snapshot stays whole, and every
+//! part missing from an older snapshot is one its collection marker and the collection's
+//! record listed before it was deleted.
 //!
 //! `DOGANA_LAKE_OP_KILLS` sets the kills per operation (default 100).
 
@@ -42,6 +45,9 @@ fn op_crash_child() {
     match op {
         "fold" => {
             lake.fold("orders").expect("fold");
+        }
+        "collect" => {
+            lake.collect("orders", 1).expect("collect");
         }
         other => panic!("no operation {other}"),
     }
@@ -191,4 +197,86 @@ fn sigkill_during_folds_leaves_old_or_new_snapshot() {
     }
     eprintln!("{n} kills during folds: {old} left the old snapshot, {new} the new one");
     assert_eq!(old + new, n);
+}
+
+#[test]
+fn sigkill_during_collections_deletes_only_what_was_recorded() {
+    // rule: store.collect.drop-first, store.collect.manifest-kept, store.fold.reference-retention
+    let (mut fx, template) = template(15);
+    fx.r.backend_mut().fold("orders").unwrap();
+    fx.accept(&fx.changes(
+        "late.csv",
+        "2026-10-17T00:00:00Z",
+        "2026-10-18T00:00:00Z",
+        &[(9999, "2026-10-03", "2026-10-17T01:00:00Z", "3.00", false)],
+    ));
+    let lake = Lake::open(&template, &options(), false).unwrap();
+    let head = lake.head("orders").unwrap().unwrap();
+    let expected = read(&lake);
+    drop(lake);
+    let work = fx.dir.join("work");
+    copy_tree(&template, &work);
+    let started = Instant::now();
+    assert!(spawn("collect", &work).wait().unwrap().success());
+    let whole = started.elapsed();
+    let mut rng = Rng::new();
+    let (mut none, mut some, mut all) = (0, 0, 0);
+    let n = kills();
+    for i in 0..n {
+        copy_tree(&template, &work);
+        let mut child = spawn("collect", &work);
+        let w = whole.as_micros() as u64;
+        std::thread::sleep(Duration::from_micros(w / 2 + rng.below(w / 2 + 1)));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let lake = Lake::open(&work, &options(), false).unwrap();
+        assert_eq!(lake.head("orders").unwrap().as_deref(), Some(head.as_str()));
+        assert_eq!(
+            read(&lake),
+            expected,
+            "kill {i}: the current snapshot whole"
+        );
+        // every older snapshot: its missing parts each listed by its marker and a record
+        let records: Vec<dogana_lake::layout::CollectionRecord> = lake
+            .root()
+            .list("tables/orders/_collected/")
+            .unwrap()
+            .iter()
+            .map(|k| serde_json::from_slice(&lake.root().get(k).unwrap().unwrap()).unwrap())
+            .collect();
+        let mut missing = std::collections::HashSet::new();
+        let mut at = lake.snapshot(&head).unwrap().parent;
+        while let Some(k) = at {
+            let s = lake.snapshot(&k).unwrap(); // every manifest kept
+            for p in &s.parts {
+                if lake.root().get(&p.path).unwrap().is_none() {
+                    missing.insert(p.path.clone());
+                    let marker: dogana_lake::layout::CollectedMarker = serde_json::from_slice(
+                        &lake
+                            .root()
+                            .get(&dogana_lake::layout::collected_marker(&k))
+                            .unwrap()
+                            .unwrap_or_else(|| {
+                                panic!("kill {i}: {} deleted, {k} unmarked", p.path)
+                            }),
+                    )
+                    .unwrap();
+                    assert!(marker.parts.contains(&p.path), "kill {i}");
+                    assert!(
+                        records.iter().any(|r| r.deleted.contains(&p.path)),
+                        "kill {i}"
+                    );
+                }
+            }
+            at = s.parent;
+        }
+        match missing.len() {
+            0 => none += 1,
+            m if m < 16 => some += 1, // the fold merged 16 parts away: 16 to delete
+            _ => all += 1,
+        }
+    }
+    eprintln!(
+        "{n} kills during collections: {none} before any deletion, {some} part way, {all} after the last"
+    );
 }

@@ -2,11 +2,14 @@
 //!
 //! - `dogana fold --store URL [TABLE]`: merges each table's small parts by size tier under
 //!   its lease (`store.fold.tiered-merge`); rows, ledger and receipts unchanged.
+//! - `dogana collect --store URL [TABLE] [--retain-generations N]`: deletes the parts only
+//!   snapshots older than the newest N name (`bucket-collect`); manifests, receipts and
+//!   ledgers kept.
 //!
 //! A build without the `lake` feature answers each with one line saying how to get it; a
 //! store that is not a lake store is refused naming what it is.
 
-use crate::cli::FoldArgs;
+use crate::cli::{CollectArgs, FoldArgs};
 #[cfg(not(feature = "lake"))]
 use crate::refusal::refuse;
 use crate::refusal::Result;
@@ -19,7 +22,7 @@ mod imp {
     use dogana_receiver::{Open, StoreError};
     use dogana_stores::Spec;
 
-    use crate::cli::FoldArgs;
+    use crate::cli::{CollectArgs, FoldArgs};
     use crate::commands::receiver::{lock_wait, shown};
     use crate::output;
     use crate::refusal::{refuse, Refusal, Result};
@@ -65,21 +68,16 @@ mod imp {
         ))
     }
 
-    pub fn fold(a: FoldArgs) -> Result<()> {
-        let root = root(&a.store, "fold")?;
-        let options = LakeOptions {
-            lock_wait: lock_wait(&a.lock_timeout)?,
-            ..LakeOptions::default()
-        };
-        let mut lake = open(&a.store, &root, true, &options)?;
+    /// The tables a verb works on: `table`, refused when the store lacks it, or all.
+    fn tables(lake: &Lake, store: &Path, table: Option<String>) -> Result<Vec<String>> {
         let known = lake
             .table_names()
-            .map_err(|e| failed("listing the tables", &a.store, &e))?;
-        let names = match a.table {
+            .map_err(|e| failed("listing the tables", store, &e))?;
+        Ok(match table {
             Some(t) if known.contains(&t) => vec![t],
             Some(t) => refuse!(
                 "store {} has no table {t:?}; its tables: {}",
-                shown(&a.store),
+                shown(store),
                 if known.is_empty() {
                     "none yet".to_owned()
                 } else {
@@ -87,7 +85,17 @@ mod imp {
                 }
             ),
             None => known,
+        })
+    }
+
+    pub fn fold(a: FoldArgs) -> Result<()> {
+        let root = root(&a.store, "fold")?;
+        let options = LakeOptions {
+            lock_wait: lock_wait(&a.lock_timeout)?,
+            ..LakeOptions::default()
         };
+        let mut lake = open(&a.store, &root, true, &options)?;
+        let names = tables(&lake, &a.store, a.table)?;
         let mut out = String::new();
         if names.is_empty() {
             out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
@@ -105,6 +113,41 @@ mod imp {
                 out.push_str(&format!(
                     "{table}: nothing to fold: {} parts, every size tier holds fewer than 4\n",
                     r.parts_before
+                ));
+            }
+        }
+        output::stdout(output::shown_lines(&out).as_bytes())?;
+        Ok(())
+    }
+
+    pub fn collect(a: CollectArgs) -> Result<()> {
+        // rule: store.collect.retain-generations — 0 is refused at the parse
+        let retain = dogana_lake::layout::parse_retain_generations(&a.retain_generations)
+            .map_err(|e| Refusal::new(format!("--retain-generations: {e}")))?;
+        let root = root(&a.store, "collect")?;
+        let options = LakeOptions {
+            lock_wait: lock_wait(&a.lock_timeout)?,
+            ..LakeOptions::default()
+        };
+        let mut lake = open(&a.store, &root, true, &options)?;
+        let names = tables(&lake, &a.store, a.table)?;
+        let mut out = String::new();
+        if names.is_empty() {
+            out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
+        }
+        for table in &names {
+            let r = lake
+                .collect(table, retain)
+                .map_err(|e| failed(&format!("collecting {table:?}"), &a.store, &e))?;
+            if r.record.is_some() {
+                out.push_str(&format!(
+                    "{table}: kept {} snapshots whole; deleted {} parts ({} bytes) of {} older snapshots, their manifests, receipts and ledgers kept\n",
+                    r.retained, r.deleted, r.bytes, r.reclaimed
+                ));
+            } else {
+                out.push_str(&format!(
+                    "{table}: nothing to collect: every part is named by one of the {} snapshots kept\n",
+                    r.retained
                 ));
             }
         }
@@ -130,5 +173,18 @@ pub fn fold(a: FoldArgs) -> Result<()> {
     {
         let _ = a;
         no_lake("fold")
+    }
+}
+
+/// `dogana collect --store URL [TABLE] [--retain-generations N]`.
+pub fn collect(a: CollectArgs) -> Result<()> {
+    #[cfg(feature = "lake")]
+    {
+        imp::collect(a)
+    }
+    #[cfg(not(feature = "lake"))]
+    {
+        let _ = a;
+        no_lake("collect")
     }
 }
