@@ -111,6 +111,17 @@ every part they name; deletes every other part, after recording what it deletes 
 each snapshot it reclaims. Every snapshot manifest, receipt and ledger is kept, so verify
 still folds the accepted receipts. Lake stores only (a build with the lake feature).";
 
+const REPLICATE_EXAMPLES: &str = "\
+Examples:
+  dogana replicate --from s3://bucket/lake --to /data/replica
+  dogana replicate --from s3://bucket/lake --to /data/replica orders
+  dogana receipts --store file:///data/replica orders    # readers read the replica
+
+Copies each table's current snapshot whole (manifest, Parquet parts, receipts), verifies
+every part on disk, and only then writes the tables' local pointers, which advance only along
+the store's chain (--adopt replaces a pointer off it). replica.json names the store and every
+snapshot held. Write verbs on a replica are refused. Lake stores only (the lake feature).";
+
 const VERIFY_EXAMPLES: &str = "\
 Examples:
   dogana verify --store orders.db          # every table
@@ -255,6 +266,12 @@ pub enum Command {
         override_usage = "dogana collect --store URL [TABLE] [--retain-generations N]"
     )]
     Collect(CollectArgs),
+    /// Keep a read-only local copy of a lake store's current snapshots
+    #[command(
+        after_help = REPLICATE_EXAMPLES,
+        override_usage = "dogana replicate --from URL --to DIR [TABLE...] [--adopt]"
+    )]
+    Replicate(ReplicateArgs),
     /// Turn a TOML contract description into the contract's wire document
     #[command(after_help = CONTRACT_EXAMPLES)]
     Contract(ContractArgs),
@@ -461,6 +478,22 @@ pub struct CollectArgs {
     /// How long to wait for another writer's lease on a table before refusing
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplicateArgs {
+    /// The canonical lake store (read, never changed): file:///dir, s3://, gs://, az://
+    #[arg(long, value_name = "URL")]
+    pub from: PathBuf,
+    /// The replica: a local directory, created on the first pull
+    #[arg(long, value_name = "DIR")]
+    pub to: PathBuf,
+    /// Pull only these tables [default: every table of the store]
+    #[arg(value_name = "TABLE")]
+    pub tables: Vec<String>,
+    /// Replace a local pointer naming a snapshot off the store's chain
+    #[arg(long)]
+    pub adopt: bool,
 }
 
 #[derive(Debug, Args)]

@@ -220,6 +220,71 @@ fn collect_keeping_0_generations_is_refused_before_anything() {
     assert_eq!(listing(), before);
 }
 
+#[cfg(feature = "lake")]
+#[test]
+fn replicate_keeps_a_read_only_copy_readers_read() {
+    // rule: store.replicate.descriptor, store.replicate.write-refused, store.pull.pointer-last
+    let work = Work::new();
+    let store = format!("file://{}", work.path("lake").display());
+    deliveries(&work, &store, 1);
+    let out = work
+        .dogana(["replicate", "--from", &store, "--to", "replica"])
+        .assert()
+        .success();
+    let line = text(&out.get_output().stdout);
+    assert!(line.starts_with("orders: nothing -> "), "{line}");
+    assert!(
+        line.ends_with(" (2 parts, ") || line.contains(" (2 parts, "),
+        "{line}"
+    );
+    let replica = format!("file://{}", work.path("replica").display());
+    for args in [
+        &["receipts", "--store", "STORE", "orders", "--json"][..],
+        &["ledger", "--store", "STORE", "orders"][..],
+    ] {
+        let on = |s: &str| {
+            let a: Vec<&str> = args
+                .iter()
+                .map(|x| if *x == "STORE" { s } else { x })
+                .collect();
+            work.dogana(&a).output().unwrap().stdout
+        };
+        assert_eq!(on(&replica), on(&store), "{args:?}");
+    }
+    work.dogana(["verify", "--store", &replica])
+        .assert()
+        .success();
+    let again = work
+        .dogana(["replicate", "--from", &store, "--to", "replica", "orders"])
+        .assert()
+        .success();
+    assert!(text(&again.get_output().stdout).starts_with("orders: up to date at "));
+    // write verbs on the replica: refused, naming the canonical store
+    for args in [
+        &["fold", "--store", replica.as_str()][..],
+        &["collect", "--store", replica.as_str()][..],
+        &[
+            "deliver",
+            "c0.csv",
+            "--store",
+            replica.as_str(),
+            "--contract",
+            "orders.toml",
+        ][..],
+    ] {
+        let line = refused(&work, args);
+        assert!(
+            line.contains("ReplicaWriteRefused") && line.contains(&store),
+            "{args:?}: {line}"
+        );
+    }
+    // a replica of another store: refused
+    let other = format!("file://{}", work.path("other").display());
+    deliveries(&work, &other, 0);
+    let line = refused(&work, ["replicate", "--from", &other, "--to", "replica"]);
+    assert!(line.contains("ReplicaStoreMismatch"), "{line}");
+}
+
 #[cfg(not(feature = "lake"))]
 #[test]
 fn a_build_without_the_lake_says_how_to_get_it() {

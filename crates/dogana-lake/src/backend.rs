@@ -365,6 +365,14 @@ impl Lake {
             ),
         };
         if write {
+            // rule: store.replicate.write-refused
+            if let Some(canonical) = crate::replica::canonical_of(&lake.root)? {
+                return Err(LakeError::ReplicaWriteRefused {
+                    replica: lake.root.url().to_owned(),
+                    canonical,
+                }
+                .into());
+            }
             lake.probe()?;
             if lake.root.get(STORE_ID)?.is_none() {
                 let id = uuid::Uuid::new_v4().hyphenated().to_string();
@@ -928,10 +936,9 @@ impl Lake {
                     .columns
                     .as_deref()
                     .ok_or_else(|| corrupt("a part in a table without columns"))?;
-                let b = self
-                    .root
-                    .get(&r.path)?
-                    .ok_or_else(|| corrupt(format!("part {} is missing", r.path)))?;
+                let Some(b) = self.root.get(&r.path)? else {
+                    return Err(self.missing_part(t.head_key.as_deref(), &r.path));
+                };
                 parts::decode(cols, b)
             }
         }
@@ -1336,6 +1343,31 @@ impl Lake {
         checked(key, &b)
     }
 
+    /// The error for a part a snapshot names and the store lacks: on a replica,
+    /// [`LakeError::ReplicaPartialParquet`] (`store.replicate.partial-parquet`).
+    fn missing_part(&self, snapshot: Option<&str>, part: &str) -> StoreError {
+        if matches!(crate::replica::canonical_of(&self.root), Ok(Some(_))) {
+            let table = part
+                .strip_prefix("tables/")
+                .and_then(|r| r.split('/').next())
+                .and_then(table_of_dir)
+                .unwrap_or_default();
+            return LakeError::ReplicaPartialParquet {
+                table,
+                snapshot: snapshot.unwrap_or("the working snapshot").to_owned(),
+                part: part.to_owned(),
+            }
+            .into();
+        }
+        corrupt(format!("part {part} is missing"))
+    }
+
+    /// `table`'s current snapshot key and its pointer's fence, as a reader sees them now
+    /// (None: no pointer).
+    pub fn current(&self, table: &str) -> Result<Option<(Option<String>, u64)>, StoreError> {
+        Ok(self.read_head(table)?.map(|(p, _)| (p.snapshot, p.fence)))
+    }
+
     /// The key of `table`'s current snapshot, as a reader sees it now.
     pub fn head(&self, table: &str) -> Result<Option<String>, StoreError> {
         Ok(self.read_head(table)?.and_then(|(p, _)| p.snapshot))
@@ -1357,7 +1389,7 @@ impl Lake {
                     }
                     .into());
                 }
-                return Err(corrupt(format!("part {} of {key} is missing", p.path)));
+                return Err(self.missing_part(Some(key), &p.path));
             };
             out.extend(parts::decode(&cols, b)?);
         }

@@ -119,6 +119,54 @@ pub enum LakeError {
         /// The part.
         part: String,
     },
+    /// A store opened for writing is a replica: write to its canonical store
+    /// (`store.replicate.write-refused`).
+    ReplicaWriteRefused {
+        /// The replica.
+        replica: String,
+        /// The canonical store its `replica.json` names.
+        canonical: String,
+    },
+    /// A pull into a replica of another store: its `store-id` is not the canonical store's.
+    /// Nothing was written.
+    ReplicaStoreMismatch {
+        /// The replica.
+        replica: String,
+        /// Its store-id (at most 80 characters).
+        found: String,
+        /// The store pulled from.
+        canonical: String,
+        /// That store's id.
+        expected: String,
+    },
+    /// A pull into a directory holding a lake store (or other files) that is not a replica.
+    /// Nothing was written.
+    ReplicaTargetIsAStore {
+        /// The directory.
+        target: String,
+    },
+    /// A snapshot whose Parquet part is not on the replica's disk (nor to be had from the
+    /// canonical store): the snapshot is left unpublished there
+    /// (`store.replicate.partial-parquet`).
+    ReplicaPartialParquet {
+        /// The table.
+        table: String,
+        /// The snapshot.
+        snapshot: String,
+        /// The part missing.
+        part: String,
+    },
+    /// A replica's pointer names a snapshot the canonical pointer's chain does not: a pull
+    /// advances only along that chain, or replaces it when told to adopt
+    /// (`store.pull.pointer-advance`). No pointer was written.
+    ReplicaPointerDiverged {
+        /// The table.
+        table: String,
+        /// The snapshot the replica's pointer names.
+        local: String,
+        /// The canonical head.
+        canonical: String,
+    },
     /// The store root is not a URL this build opens.
     Root(String),
     /// The object store failed.
@@ -200,6 +248,39 @@ impl fmt::Display for LakeError {
             LakeError::PartCollected { snapshot, part } => write!(
                 f,
                 "part-collected: snapshot {snapshot} was reclaimed by a collection and its part {part} deleted; read a retained snapshot (the current one, or one of the newest retain_generations)"
+            ),
+            LakeError::ReplicaWriteRefused { replica, canonical } => write!(
+                f,
+                "ReplicaWriteRefused: {replica} is a read-only replica of {canonical}; write to the canonical store, then dogana replicate again"
+            ),
+            LakeError::ReplicaStoreMismatch {
+                replica,
+                found,
+                canonical,
+                expected,
+            } => write!(
+                f,
+                "ReplicaStoreMismatch: {replica} replicates store {found:?}, and {canonical} is store {expected:?}; replicate into a new directory"
+            ),
+            LakeError::ReplicaTargetIsAStore { target } => write!(
+                f,
+                "{target} is not empty and not a replica (it has no replica.json); replicate into a new directory or an existing replica"
+            ),
+            LakeError::ReplicaPartialParquet {
+                table,
+                snapshot,
+                part,
+            } => write!(
+                f,
+                "ReplicaPartialParquet: table {table:?}: part {part} of snapshot {snapshot} is not on the replica's disk; the snapshot stays unpublished there"
+            ),
+            LakeError::ReplicaPointerDiverged {
+                table,
+                local,
+                canonical,
+            } => write!(
+                f,
+                "table {table:?}: the replica's pointer names {local}, which the canonical pointer's chain (head {canonical}) does not; pull with --adopt to replace it (store.pull.pointer-advance)"
             ),
             LakeError::Root(m) => write!(f, "store root: {m}"),
             LakeError::Object(e) => write!(f, "object store: {e}"),

@@ -291,6 +291,16 @@ impl Root {
         }
     }
 
+    /// The size of the object at `key` in bytes (None: it does not exist), without reading it.
+    pub fn size(&self, key: &str) -> Result<Option<u64>, LakeError> {
+        let path = self.path(key);
+        match self.rt.block_on(self.store.head(&path)) {
+            Ok(m) => Ok(Some(m.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Every object key under `prefix` (recursively), sorted.
     pub fn list(&self, prefix: &str) -> Result<Vec<String>, LakeError> {
         let path = self.path(prefix);

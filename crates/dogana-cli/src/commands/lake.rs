@@ -5,11 +5,13 @@
 //! - `dogana collect --store URL [TABLE] [--retain-generations N]`: deletes the parts only
 //!   snapshots older than the newest N name (`bucket-collect`); manifests, receipts and
 //!   ledgers kept.
+//! - `dogana replicate --from URL --to DIR [TABLE...] [--adopt]`: pulls whole snapshots into
+//!   a read-only local replica (`replica-read-whole`).
 //!
 //! A build without the `lake` feature answers each with one line saying how to get it; a
 //! store that is not a lake store is refused naming what it is.
 
-use crate::cli::{CollectArgs, FoldArgs};
+use crate::cli::{CollectArgs, FoldArgs, ReplicateArgs};
 #[cfg(not(feature = "lake"))]
 use crate::refusal::refuse;
 use crate::refusal::Result;
@@ -22,7 +24,7 @@ mod imp {
     use dogana_receiver::{Open, StoreError};
     use dogana_stores::Spec;
 
-    use crate::cli::{CollectArgs, FoldArgs};
+    use crate::cli::{CollectArgs, FoldArgs, ReplicateArgs};
     use crate::commands::receiver::{lock_wait, shown};
     use crate::output;
     use crate::refusal::{refuse, Refusal, Result};
@@ -154,6 +156,68 @@ mod imp {
         output::stdout(output::shown_lines(&out).as_bytes())?;
         Ok(())
     }
+
+    pub fn replicate(a: ReplicateArgs) -> Result<()> {
+        let from = root(&a.from, "replicate")?;
+        let lake = open(&a.from, &from, false, &LakeOptions::default())?;
+        let to = match Spec::parse(&a.to.to_string_lossy()) {
+            Spec::Lake(r) if r.starts_with("file://") || !r.contains("://") => r,
+            Spec::Sqlite(p) => p.to_string_lossy().into_owned(),
+            _ => refuse!(
+                "--to {} is not a local directory; a replica is a directory on this machine",
+                shown(&a.to)
+            ),
+        };
+        let target = dogana_lake::objects::Root::open(&to)
+            .map_err(|e| Refusal::new(format!("cannot open the replica {}: {e}", shown(&a.to))))?;
+        let known = lake
+            .table_names()
+            .map_err(|e| failed("listing the tables", &a.from, &e))?;
+        for t in &a.tables {
+            if !known.contains(t) {
+                refuse!(
+                    "store {} has no table {t:?}; its tables: {}",
+                    shown(&a.from),
+                    known.join(", ")
+                );
+            }
+        }
+        let reports =
+            dogana_lake::replica::pull(&lake, &shown(&a.from), &target, &a.tables, a.adopt)
+                .map_err(|e| {
+                    Refusal::new(format!(
+                        "replicating {} into {} failed: {e}; no table's pointer was moved",
+                        shown(&a.from),
+                        shown(&a.to)
+                    ))
+                })?;
+        let mut out = String::new();
+        for r in &reports {
+            let short = |k: &Option<String>| {
+                k.as_deref()
+                    .and_then(|k| k.rsplit('/').next())
+                    .map(|k| k.trim_end_matches(".json").to_owned())
+                    .unwrap_or_else(|| "nothing".into())
+            };
+            if r.from == r.to {
+                out.push_str(&format!("{}: up to date at {}\n", r.table, short(&r.to)));
+            } else {
+                out.push_str(&format!(
+                    "{}: {} -> {} ({} parts, {} bytes copied)\n",
+                    r.table,
+                    short(&r.from),
+                    short(&r.to),
+                    r.parts,
+                    r.bytes
+                ));
+            }
+        }
+        if reports.is_empty() {
+            out.push_str(&format!("{}: no tables yet\n", shown(&a.from)));
+        }
+        output::stdout(output::shown_lines(&out).as_bytes())?;
+        Ok(())
+    }
 }
 
 #[cfg(not(feature = "lake"))]
@@ -186,5 +250,18 @@ pub fn collect(a: CollectArgs) -> Result<()> {
     {
         let _ = a;
         no_lake("collect")
+    }
+}
+
+/// `dogana replicate --from URL --to DIR [TABLE...] [--adopt]`.
+pub fn replicate(a: ReplicateArgs) -> Result<()> {
+    #[cfg(feature = "lake")]
+    {
+        imp::replicate(a)
+    }
+    #[cfg(not(feature = "lake"))]
+    {
+        let _ = a;
+        no_lake("replicate")
     }
 }

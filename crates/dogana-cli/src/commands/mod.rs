@@ -8,7 +8,7 @@
 //!   and the ledger `claims --store` reads);
 //! - reading and planning from a store: [`plan`] (`ledger`, `plan`, `plan --together`, `next`);
 //! - documents: [`identity`], [`canonical`]; and [`completions`];
-//! - the lake store's own verbs: [`lake`] (`fold`, `collect`);
+//! - the lake store's own verbs: [`lake`] (`fold`, `collect`, `replicate`);
 //! - the page: [`show`] (`dogana_show`), reading a store through [`show::load`] only.
 //!
 //! Shared pieces: `input` (contracts in JSON or TOML, manifests, ledgers), `typed` (option values
@@ -53,6 +53,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Show(a) => show::run(a),
         Command::Fold(a) => lake::fold(a),
         Command::Collect(a) => lake::collect(a),
+        Command::Replicate(a) => lake::replicate(a),
         Command::Contract(a) => contract::run(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),
