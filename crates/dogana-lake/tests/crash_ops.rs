@@ -4,7 +4,9 @@
 //! one, every part it reaches exists, and the rows, ledger and receipts read are the old ones.
 //! A child collecting is killed the same way: the current snapshot stays whole, and every
 //! part missing from an older snapshot is one its collection marker and the collection's
-//! record listed before it was deleted.
+//! record listed before it was deleted. A child pulling into a replica is killed too: the
+//! replica's pointer names the old snapshot or the new one, never one whose parts are missing,
+//! and `replica.json` names only snapshots held whole.
 //!
 //! `DOGANA_LAKE_OP_KILLS` sets the kills per operation (default 100).
 
@@ -41,6 +43,14 @@ fn op_crash_child() {
         return;
     };
     let (op, dir) = spec.split_once(':').expect("op:dir");
+    if op == "pull" {
+        // dir: <canonical>|<replica>
+        let (from, to) = dir.split_once('|').expect("from|to");
+        let lake = Lake::open(Path::new(from), &options(), false).expect("open");
+        let to = dogana_lake::objects::Root::open(to).expect("replica");
+        dogana_lake::replica::pull(&lake, from, &to, &[], false).expect("pull");
+        return;
+    }
     let mut lake = Lake::open(Path::new(dir), &options(), true).expect("open");
     match op {
         "fold" => {
@@ -279,4 +289,80 @@ fn sigkill_during_collections_deletes_only_what_was_recorded() {
     eprintln!(
         "{n} kills during collections: {none} before any deletion, {some} part way, {all} after the last"
     );
+}
+
+#[test]
+fn sigkill_during_pulls_never_points_at_missing_parts() {
+    // rule: store.pull.pointer-last, store.replicate.descriptor, store.pull.pointer-advance
+    let (mut fx, canonical) = template(3);
+    let replica_template = fx.dir.join("replica-template");
+    {
+        let lake = Lake::open(&canonical, &options(), false).unwrap();
+        let to = dogana_lake::objects::Root::open(replica_template.to_str().unwrap()).unwrap();
+        dogana_lake::replica::pull(&lake, "canonical", &to, &[], false).unwrap();
+    }
+    let old = {
+        let r = Lake::open(&replica_template, &options(), false).unwrap();
+        (r.head("orders").unwrap().unwrap(), read(&r))
+    };
+    // the store moves on: more deliveries, a fold
+    for d in 3..8 {
+        let since = format!("2026-10-{:02}T00:00:00Z", d + 2);
+        let at = format!("2026-10-{:02}T00:00:00Z", d + 3);
+        let upd = format!("2026-10-{:02}T01:00:00Z", d + 2);
+        fx.accept(&fx.changes(
+            &format!("m{d}.csv"),
+            &since,
+            &at,
+            &[(500 + d, "2026-10-02", upd.as_str(), "4.00", false)],
+        ));
+    }
+    fx.r.backend_mut().fold("orders").unwrap();
+    let new = {
+        let l = Lake::open(&canonical, &options(), false).unwrap();
+        (l.head("orders").unwrap().unwrap(), read(&l))
+    };
+    let work = fx.dir.join("replica-work");
+    let spec = |w: &Path| format!("{}|{}", canonical.display(), w.display());
+    copy_tree(&replica_template, &work);
+    let started = Instant::now();
+    assert!(spawn("pull", Path::new(&spec(&work)))
+        .wait()
+        .unwrap()
+        .success());
+    let whole = started.elapsed();
+    let mut rng = Rng::new();
+    let (mut at_old, mut at_new) = (0, 0);
+    let n = kills();
+    for i in 0..n {
+        copy_tree(&replica_template, &work);
+        let mut child = spawn("pull", Path::new(&spec(&work)));
+        let w = whole.as_micros() as u64;
+        std::thread::sleep(Duration::from_micros(w / 2 + rng.below(w / 2 + 1)));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let r = Lake::open(&work, &options(), false).unwrap();
+        let head = r.head("orders").unwrap().unwrap();
+        // read() asserts every part the pointer reaches exists
+        let seen = read(&r);
+        if head == old.0 {
+            assert_eq!(seen, old.1, "kill {i}");
+            at_old += 1;
+        } else {
+            assert_eq!((head.clone(), seen), new.clone(), "kill {i}");
+            at_new += 1;
+        }
+        let d: dogana_lake::replica::ReplicaDescriptor =
+            serde_json::from_slice(&r.root().get("replica.json").unwrap().unwrap()).unwrap();
+        for k in &d.tables["orders"].held {
+            for p in &r.snapshot(k).unwrap().parts {
+                assert_eq!(
+                    r.root().size(&p.path).unwrap(),
+                    Some(p.bytes),
+                    "kill {i}: {k} held"
+                );
+            }
+        }
+    }
+    eprintln!("{n} kills during pulls: {at_old} left the old pointer, {at_new} the new one");
 }
