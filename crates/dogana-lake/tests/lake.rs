@@ -587,3 +587,67 @@ fn a_commit_of_several_tables_publishes_at_its_decision() {
     assert!(!lake.root().create("commits/y.json", committed).unwrap());
     assert_eq!(ledgers(&mut lake, &["c", "d"]), [one.clone(), one]);
 }
+
+#[test]
+fn a_complete_empty_full_delivery_is_an_empty_replacement() {
+    // rule: store.declare.empty-replacement, run.advance.zero-row-commit,
+    // run.advance.snapshot-completion — the counterparts here: a complete full read of zero
+    // rows publishes an empty snapshot that folds and replicas keep; the snapshot before it
+    // keeps its rows; an unchanged (replayed) delivery and a refused one publish nothing
+    let mut fx = Fx::new("lake-empty");
+    deliver(&mut fx, |fx| {
+        fx.full("f.csv", "2026-10-10T06:00:00Z", &DAY1)
+    });
+    let before = fx.r.backend().head("orders").unwrap().unwrap();
+    let empty = fx.full("e.csv", "2026-10-11T06:00:00Z", &[]);
+    fx.accept(&empty);
+    let lake = fx.r.backend_mut();
+    let head = lake.head("orders").unwrap().unwrap();
+    let s = lake.snapshot(&head).unwrap();
+    assert!(s.parts.is_empty(), "no part: {:?}", s.parts);
+    assert_eq!(s.parent.as_deref(), Some(before.as_str()));
+    assert!(lake.snapshot_rows(&head).unwrap().is_empty());
+    assert_eq!(
+        lake.snapshot_rows(&before).unwrap().len(),
+        2,
+        "earlier rows kept"
+    );
+    // a fold preserves it
+    assert_eq!(lake.fold("orders").unwrap().snapshot, None);
+    assert_eq!(lake.head("orders").unwrap().as_deref(), Some(head.as_str()));
+    // a replica reads it empty
+    let dir = tempfile::tempdir().unwrap();
+    let to = Root::open(dir.path().to_str().unwrap()).unwrap();
+    let url = lake.root().url().to_owned();
+    dogana_lake::replica::pull(lake, &url, &to, &[], false).unwrap();
+    let replica = Lake::open(dir.path(), &LakeOptions::default(), false).unwrap();
+    assert_eq!(
+        replica.head("orders").unwrap().as_deref(),
+        Some(head.as_str())
+    );
+    assert!(replica.snapshot_rows(&head).unwrap().is_empty());
+    // the same delivery again: its receipt answered, nothing published
+    let d = fx.deliver(&empty);
+    assert!(d.receipt.accepted());
+    assert_eq!(
+        fx.r.backend().head("orders").unwrap().as_deref(),
+        Some(head.as_str())
+    );
+    assert!(fx.state("orders").rows.rows.is_empty());
+    // a refused delivery publishes no rows either
+    let mut bad = fx.full("b.csv", "2026-10-12T06:00:00Z", &DAY1);
+    bad.manifest = bad
+        .contract
+        .manifest(
+            "full",
+            dogana_receiver::conformance::ts("2026-10-12T06:00:00Z"),
+        )
+        .rows(5)
+        .content_hash(dogana_receiver::conformance::sha(
+            std::fs::read(&bad.file).unwrap(),
+        ))
+        .build()
+        .unwrap();
+    fx.refuse(&bad, "rows");
+    assert!(fx.state("orders").rows.rows.is_empty());
+}
