@@ -5,7 +5,8 @@
 #                                    # initdb as an unprivileged user into a temporary folder,
 #                                    # starts it on 127.0.0.1 (a free port; its socket in that
 #                                    # folder), creates a role with a password and a database,
-#                                    # and prints `export DOGANA_PG_URL=...`
+#                                    # and prints `export DOGANA_PG_URL=...` (and
+#                                    # DOGANA_PG_DIR, DOGANA_PG_BIN: its folder, psql's)
 #   bash scripts/postgres.sh env     # prints the exports again (the server must be running)
 #   bash scripts/postgres.sh stop    # stops the server and removes the folder
 #
@@ -134,6 +135,7 @@ start)
     {
         echo "export DOGANA_PG_URL=postgres://$role:$password@127.0.0.1:$port/$database"
         echo "export DOGANA_PG_DIR=$dir"
+        echo "export DOGANA_PG_BIN=$bin"
     } >"$dir/env"
     echo "$bin" >"$dir/bindir"
     echo "$port" >"$dir/port"

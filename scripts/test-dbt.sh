@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# The dbt recipe's test (dbt/README.md): builds a DuckDB dogana store with the `dogana` command
-# line, then runs the example dbt project (dbt/example, using the package dbt/dogana) over it
-# with dbt-duckdb, and checks that every test that must pass passes and every test that must
-# fail fails, with the expected rows, and that the package's macros give what `dogana claims`
-# gives for each table.
+# The dbt recipe's test (dbt/README.md): builds a dogana store with the `dogana` command line —
+# a DuckDB file, or a schema on a Postgres server — then runs the example dbt project
+# (dbt/example, using the package dbt/dogana) over it with dbt-duckdb or dbt-postgres, and checks
+# that every test that must pass passes and every test that must fail fails, with the expected
+# rows, and that the package's macros give what `dogana claims` gives for each table.
 #
-#   bash scripts/test-dbt.sh [WORKDIR]
+#   bash scripts/test-dbt.sh [WORKDIR]                              # DuckDB
+#   DOGANA_DBT_TARGET=postgres DOGANA_PG_URL=… bash scripts/test-dbt.sh  # Postgres
 #
 # Environment:
-#   DOGANA_BIN       the dogana binary, built with --features duckdb; default: build it
-#                    (cargo build --release -p dogana-cli --features duckdb into $CARGO_TARGET_DIR)
+#   DOGANA_DBT_TARGET duckdb (default) or postgres
+#   DOGANA_PG_URL    postgres: the server (scripts/postgres.sh start prints it); the store is
+#                    its schema dogana_dbt_store, dbt's models go to dogana_dbt_models (both
+#                    dropped first); DOGANA_PG_BIN names the folder of its psql
+#   DOGANA_BIN       the dogana binary, built with --features duckdb (postgres for that target);
+#                    default: build it (cargo build --release -p dogana-cli --features TARGET
+#                    into $CARGO_TARGET_DIR)
 #   DOGANA_DBT_VENV  the Python virtual environment for dbt, created if missing and reused;
 #                    default $CARGO_TARGET_DIR/../dbt-venv, or ~/.cache/dogana/dbt-venv
 #   PYTHON           the Python 3 that creates it (default python3; 3.9 to 3.13)
@@ -35,6 +41,17 @@ need() {
 }
 
 need awk "to generate the exports"
+target_db="${DOGANA_DBT_TARGET:-duckdb}"
+case "$target_db" in
+    duckdb) ;;
+    postgres)
+        [ -n "${DOGANA_PG_URL:-}" ] ||
+            die "DOGANA_DBT_TARGET=postgres needs a server in DOGANA_PG_URL (eval \"\$(bash scripts/postgres.sh start)\")"
+        psql="${DOGANA_PG_BIN:+$DOGANA_PG_BIN/}psql"
+        need "$psql" "to make the store's schema (set DOGANA_PG_BIN to the server's bin folder)"
+        ;;
+    *) die "DOGANA_DBT_TARGET=$target_db: expected duckdb or postgres" ;;
+esac
 python="${PYTHON:-python3}"
 need "$python" "to create dbt's virtual environment (set PYTHON to another interpreter)"
 "$python" -c 'import sys; assert sys.version_info >= (3, 9)' 2>/dev/null ||
@@ -54,9 +71,9 @@ else
     phase "libduckdb (bash scripts/libduckdb.sh)"
     libdir="$(bash "$root/scripts/libduckdb.sh")" || die "scripts/libduckdb.sh could not provide libduckdb.so"
     export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    phase "building dogana (cargo build --release -p dogana-cli --features duckdb)"
-    (cd "$root" && cargo build --release -q -p dogana-cli --features duckdb) ||
-        die "cargo build --release -p dogana-cli --features duckdb failed"
+    phase "building dogana (cargo build --release -p dogana-cli --features $target_db)"
+    (cd "$root" && cargo build --release -q -p dogana-cli --features "$target_db") ||
+        die "cargo build --release -p dogana-cli --features $target_db failed"
     target="${CARGO_TARGET_DIR:-target}"
     case "$target" in
         /*) ;;
@@ -94,15 +111,35 @@ dbt="$venv/bin/dbt"
 "$venv/bin/python" -c 'import duckdb, sys; sys.exit(0 if duckdb.__version__.startswith("1.5.") else 1)' ||
     die "the duckdb Python package in $venv is not 1.5.x, the engine that writes the store"
 
-# --- the store: deliveries to a DuckDB file
+# --- the store: deliveries to a DuckDB file, or to a schema of the Postgres server
 work="${1:-}"
 if [ -z "$work" ]; then
     work="$(mktemp -d "${TMPDIR:-/tmp}/dogana-dbt.XXXXXX")"
 fi
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
-store="$work/store.duckdb"
-rm -f "$store" "$store.wal" "$work/dbt.duckdb" "$work/dbt.duckdb.wal"
+if [ "$target_db" = duckdb ]; then
+    store="$work/store.duckdb"
+    rm -f "$store" "$store.wal" "$work/dbt.duckdb" "$work/dbt.duckdb.wal"
+    export DOGANA_STORE_SCHEMA=main
+else
+    export DOGANA_STORE_SCHEMA=dogana_dbt_store DOGANA_DBT_SCHEMA=dogana_dbt_models
+    "$psql" -X -q -v ON_ERROR_STOP=1 "$DOGANA_PG_URL" -c \
+        "SET client_min_messages TO warning; DROP SCHEMA IF EXISTS $DOGANA_STORE_SCHEMA CASCADE; DROP SCHEMA IF EXISTS $DOGANA_DBT_SCHEMA CASCADE; CREATE SCHEMA $DOGANA_STORE_SCHEMA" ||
+        die "could not make the schema $DOGANA_STORE_SCHEMA on the server"
+    sep="?"
+    case "$DOGANA_PG_URL" in *\?*) sep="&" ;; esac
+    store="$DOGANA_PG_URL${sep}schema=$DOGANA_STORE_SCHEMA"
+    # dbt-postgres takes the server's parts one by one: postgres://USER:PASSWORD@HOST:PORT/DB
+    rest="${DOGANA_PG_URL#*://}"
+    rest="${rest%%\?*}"
+    userinfo="${rest%%@*}"
+    hostpart="${rest#*@}"
+    export DOGANA_DBT_PGUSER="${userinfo%%:*}" DOGANA_DBT_PGPASSWORD="${userinfo#*:}"
+    export DOGANA_DBT_PGDATABASE="${hostpart#*/}"
+    hostport="${hostpart%%/*}"
+    export DOGANA_DBT_PGHOST="${hostport%%:*}" DOGANA_DBT_PGPORT="${hostport##*:}"
+fi
 phase "work dir: $work"
 cd "$work"
 
@@ -179,7 +216,7 @@ sunday() {
     }'
 }
 
-phase "deliveries to $store"
+phase "deliveries to $(echo "$store" | sed -E 's#(://[^:/@]*:)[^@]*@#\1***@#')"
 sunday >orders-sun.csv
 cat >orders-mon.csv <<'CSV'
 id,order_date,updated_at,amount,customer,deleted
@@ -242,6 +279,7 @@ done
 rm -rf "$work/dbt"
 mkdir -p "$work/dbt"
 cp -R "$root/dbt/dogana" "$root/dbt/example" "$work/dbt/"
+export DOGANA_DBT_TARGET="$target_db"
 export DOGANA_STORE="$store"
 export DOGANA_DBT_DATABASE="$work/dbt.duckdb"
 export DBT_PROFILES_DIR="$work/dbt/example"
@@ -321,18 +359,23 @@ grep -E "^.*(FAIL|PASS) " "$work/dbt-fail.log" | sed 's/^/  /' || true
 # --- the macros against the command line's claims, table by table
 phase "the macros' dates against dogana claims --json"
 cd "$work"
-"$venv/bin/python" - "$work/dbt.duckdb" orders items notes events <<'PY' || die "the macros and dogana claims differ"
-import datetime, json, sys
-import duckdb
-db, tables = sys.argv[1], sys.argv[2:]
-con = duckdb.connect(db, read_only=True)
-con.execute("SET TimeZone = 'UTC'")
-rows = {
-    r[0]: r[1:]
-    for r in con.execute(
-        "select table_name, complete_as_of, deletions_as_of, exact_as_of from main.table_dates"
-    ).fetchall()
-}
+"$venv/bin/python" - "$target_db" "$work/dbt.duckdb" orders items notes events <<'PY' || die "the macros and dogana claims differ"
+import datetime, json, os, sys
+target, db, tables = sys.argv[1], sys.argv[2], sys.argv[3:]
+query = "select table_name, complete_as_of, deletions_as_of, exact_as_of from {}.table_dates"
+if target == "duckdb":
+    import duckdb
+    con = duckdb.connect(db, read_only=True)
+    con.execute("SET TimeZone = 'UTC'")
+    fetched = con.execute(query.format("main")).fetchall()
+else:
+    import psycopg2
+    con = psycopg2.connect(os.environ["DOGANA_PG_URL"])
+    cur = con.cursor()
+    cur.execute("SET TimeZone = 'UTC'")
+    cur.execute(query.format(os.environ["DOGANA_DBT_SCHEMA"]))
+    fetched = cur.fetchall()
+rows = {r[0]: r[1:] for r in fetched}
 def instant(v):
     if v is None:
         return None
@@ -360,4 +403,4 @@ for t in tables:
 sys.exit(1 if bad else 0)
 PY
 
-phase "done: every expected pass passed, every expected failure failed; store $store"
+phase "done ($target_db): every expected pass passed, every expected failure failed"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Postgres tests on a real server: starts a throwaway one (scripts/postgres.sh, which
 # installs Debian's postgresql when initdb is missing), runs the tests of dogana-postgres and
-# the command line's Postgres tests against it, and stops it (and removes its folder) however
+# the command line's Postgres tests against it, and the dbt recipe with dbt-postgres on a store
+# the command line made, and stops it (and removes its folder) however
 # they end. The tests fail, never skip, without a server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,4 +23,8 @@ step "cargo test -p dogana-postgres"
 cargo test -p dogana-postgres
 step "the command line with the Postgres backend"
 cargo test -p dogana-cli --features postgres --test postgres
+step "the dbt recipe with dbt-postgres on a store dogana deliver made"
+# the binary the step above built, with the Postgres backend
+DOGANA_DBT_TARGET=postgres DOGANA_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/dogana" \
+    bash scripts/test-dbt.sh
 step "done"

@@ -13,7 +13,9 @@
 # 4. `pip install ./python`: maturin builds the extension with the local cargo (release);
 # 5. mypy.stubtest: the stubs (python/dogana_rs/*.pyi) against the installed module, and mypy
 #    on a typed example (python/tests/typed_example.py); a mismatch fails the run;
-# 6. pytest on python/tests.
+# 6. a throwaway Postgres server (scripts/postgres.sh, stopped on exit) for the cases on a
+#    Postgres store; the lake cases use file:// roots;
+# 7. pytest on python/tests.
 # Fails with a message naming what is missing; exits with pytest's status.
 set -euo pipefail
 
@@ -77,6 +79,14 @@ echo "== mypy.stubtest dogana_rs (the stubs against the installed module)"
 echo "== mypy python/tests/typed_example.py"
 (cd "$target" && "$py" -m mypy --strict "$root/python/tests/typed_example.py") ||
     fail "mypy: the typed example does not check against the stubs (above)"
+
+echo "== a throwaway Postgres server for the Postgres cases (scripts/postgres.sh)"
+export DOGANA_PG_DIR="${TMPDIR:-/tmp}/dogana-pg-python-$$"
+trap 'bash "$root/scripts/postgres.sh" stop >/dev/null 2>&1 || true' EXIT
+# not `eval "$(...)"`, whose status is eval's: a server that cannot start stops the run here
+exports=$(bash "$root/scripts/postgres.sh" start) ||
+    fail "the Postgres server did not start (above): the Postgres cases cannot run"
+eval "$exports"
 
 echo "== pytest python/tests"
 mkdir -p "$target/py-test"

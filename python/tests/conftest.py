@@ -59,3 +59,50 @@ def dogana_bin():
     if path is None:
         pytest.fail("no dogana binary: build it (cargo build -p dogana-cli) or set DOGANA_BIN")
     return path
+
+
+#: The backends every receiver test runs on; each store is named as the command line's
+#: `--store` names it.
+BACKENDS = ("duckdb", "lake", "postgres", "sqlite")
+
+
+def postgres_schema(name: str) -> str:
+    """A new, empty schema on the test server ($DOGANA_PG_URL, started by
+    scripts/test-python.sh), and the store URL naming it."""
+    url = os.environ.get("DOGANA_PG_URL")
+    if not url:
+        pytest.fail(
+            "DOGANA_PG_URL is not set: the Postgres cases need a server; run the tests with "
+            "bash scripts/test-python.sh, which starts one (scripts/postgres.sh)"
+        )
+    psql = os.path.join(os.environ.get("DOGANA_PG_BIN", ""), "psql")
+    if not os.access(psql, os.X_OK):
+        psql = shutil.which("psql")
+    if psql is None:
+        pytest.fail("no psql: set DOGANA_PG_BIN to the server's bin folder (scripts/postgres.sh env)")
+    import subprocess
+
+    subprocess.run(
+        [psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c",
+         f"DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}"],
+        check=True,
+        capture_output=True,
+    )
+    sep = "&" if "?" in url else "?"
+    return f"{url}{sep}schema={name}"
+
+
+def store_spec(backend: str, tmp_path, name: str = "orders") -> str:
+    """The store of `backend` for one test: a file in `tmp_path`, a lake root under it, or a
+    schema of its own on the Postgres test server."""
+    if backend == "sqlite":
+        return str(tmp_path / f"{name}.db")
+    if backend == "duckdb":
+        return str(tmp_path / f"{name}.duckdb")
+    if backend == "lake":
+        return f"file://{tmp_path / name}"
+    if backend == "postgres":
+        import uuid
+
+        return postgres_schema(f"py_{name}_{uuid.uuid4().hex[:12]}")
+    raise ValueError(backend)

@@ -1,6 +1,6 @@
 """The receiver from Python: deliver, replay, refuse, verify, receipts, claims and snapshots on
-every backend the command line opens (SQLite and DuckDB), with the same outcomes; and
-check_rows."""
+every backend the command line opens (SQLite, DuckDB, Postgres, the lake store), with the same
+outcomes; and check_rows."""
 
 import hashlib
 import threading
@@ -18,7 +18,7 @@ from dogana_rs import (
     check_rows,
 )
 
-from conftest import MONDAY, SUNDAY, TUESDAY
+from conftest import BACKENDS, MONDAY, SUNDAY, TUESDAY, store_spec
 
 
 def contract():
@@ -46,13 +46,9 @@ MONDAY_CSV = (
 )
 
 
-#: The store file of each backend: a `.db` path is SQLite, a `.duckdb` path DuckDB.
-BACKENDS = {"sqlite": "orders.db", "duckdb": "orders.duckdb"}
-
-
-@pytest.fixture(params=sorted(BACKENDS))
+@pytest.fixture(params=BACKENDS)
 def store_path(request, tmp_path):
-    return tmp_path / BACKENDS[request.param]
+    return store_spec(request.param, tmp_path)
 
 
 def write(tmp_path, name, text):
@@ -125,17 +121,17 @@ def test_a_receiver_failure_is_a_receiver_error(tmp_path, store_path):
         store.deliver(tmp_path / "orders.xlsx", c, m, now=SUNDAY)
 
 
-def test_both_backends_keep_the_same_record(tmp_path):
-    """The same deliveries to a SQLite and a DuckDB store give equal receipts, ledgers, claims
-    and published rows."""
+def test_every_backend_keeps_the_same_record(tmp_path):
+    """The same deliveries to a SQLite, a DuckDB, a Postgres and a lake store give equal
+    receipts, ledgers, claims and published rows."""
     c = contract()
     sunday, sunday_hash = write(tmp_path, "sunday.csv", SUNDAY_CSV)
     monday, monday_hash = write(tmp_path, "monday.csv", MONDAY_CSV)
     full = c.manifest("full", SUNDAY, rows=3, content_hash=sunday_hash)
     changes = c.manifest("changes", MONDAY, since=SUNDAY, rows=2, tombstones=1, content_hash=monday_hash)
     seen = {}
-    for backend, name in BACKENDS.items():
-        store = Store(tmp_path / name)
+    for backend in BACKENDS:
+        store = Store(store_spec(backend, tmp_path))
         for file, m, now in ((sunday, full, SUNDAY), (monday, changes, MONDAY), (sunday, full, TUESDAY)):
             store.deliver(file, c, m, now=now)
         snapshot = store.read_consistent_rows("orders")
@@ -146,7 +142,9 @@ def test_both_backends_keep_the_same_record(tmp_path):
             store.claims("orders", TUESDAY, limit=timedelta(days=1)),
             rows,
         )
-    assert seen["sqlite"] == seen["duckdb"]
+    assert seen["duckdb"] == seen["sqlite"]
+    assert seen["postgres"] == seen["sqlite"]
+    assert seen["lake"] == seen["sqlite"]
 
 
 def test_a_duckdb_store_is_named_as_on_the_command_line(tmp_path):
@@ -160,6 +158,26 @@ def test_a_duckdb_store_is_named_as_on_the_command_line(tmp_path):
     # the same file is no SQLite database
     with pytest.raises(ReceiverError):
         Store(f"sqlite:{tmp_path / 'orders.data'}").ledger("orders")
+
+
+def test_a_store_url_is_shown_without_its_password():
+    url = store_spec("postgres", None, "shown")
+    store = Store(url)
+    password = url.split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
+    assert password and password not in store.path and password not in repr(store)
+    assert store.path == url.replace(password, "***")
+
+
+def test_a_lake_store_is_reopened_from_its_root(tmp_path):
+    c = contract()
+    sunday, sunday_hash = write(tmp_path, "sunday.csv", SUNDAY_CSV)
+    full = c.manifest("full", SUNDAY, rows=3, content_hash=sunday_hash)
+    root = store_spec("lake", tmp_path)
+    assert Store(root).deliver(sunday, c, full, now=SUNDAY).accepted
+    again = Store(root)
+    assert again.tables() == ["orders"]
+    assert again.ledger("orders").claims(SUNDAY, limit=timedelta.max).exact_as_of == SUNDAY
+    assert again.verify("orders").ok
 
 
 def test_check_rows_returns_the_checks_for_the_gate(tmp_path):

@@ -8,11 +8,13 @@ use std::time::{Duration, Instant};
 use dogana::{Date, LogicalType, Outcome, Receipt, Timestamp, Value, Wire};
 use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident};
 use dogana_receiver::{
-    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
+    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Step,
     StoreError, Txn,
 };
 use duckdb::types::{TimeUnit, Value as DValue};
 use duckdb::{params_from_iter, AccessMode, Config, Connection};
+
+use crate::columns::Columns;
 
 /// The TEMP tables staging a delivery to `table`, unquoted (for the appender): its live rows
 /// and its tombstones' keys.
@@ -541,30 +543,6 @@ fn value_duck(v: &Value) -> DValue {
     }
 }
 
-/// A staged value for a staging column of type `ty`; a value of another kind (only in a
-/// delivery some check refuses: what it stages is never published) is staged as NULL.
-fn staged_duck(v: Staged<'_>, ty: &str) -> DValue {
-    match (v, ty) {
-        (Staged::Null, _) => DValue::Null,
-        (Staged::Int(i), "BIGINT") => DValue::BigInt(i),
-        (Staged::Int(i), "DOUBLE") => DValue::Double(i as f64),
-        (Staged::Real(x), "DOUBLE") => DValue::Double(x),
-        (Staged::Bool(b), "BOOLEAN") => DValue::Boolean(b),
-        (Staged::Date(d), "DATE") => DValue::Date32(d.days_since_epoch() as i32),
-        (Staged::Datetime(t), "TIMESTAMPTZ") => {
-            DValue::Timestamp(TimeUnit::Microsecond, t.as_micros())
-        }
-        (Staged::Text(s), "VARCHAR") => DValue::Text(s.to_owned()),
-        // an untyped column of a JSON file: its value as text
-        (Staged::Int(i), "VARCHAR") => DValue::Text(i.to_string()),
-        (Staged::Real(x), "VARCHAR") => DValue::Text(x.to_string()),
-        (Staged::Bool(b), "VARCHAR") => DValue::Text(b.to_string()),
-        (Staged::Date(d), "VARCHAR") => DValue::Text(d.to_string()),
-        (Staged::Datetime(t), "VARCHAR") => DValue::Text(t.to_string()),
-        _ => DValue::Null,
-    }
-}
-
 fn micros(unit: TimeUnit, v: i64) -> i64 {
     match unit {
         TimeUnit::Second => v.saturating_mul(1_000_000),
@@ -761,33 +739,29 @@ impl Backend for DuckDb {
             .iter()
             .map(|(_, t)| staging_type(t.as_deref()))
             .collect();
-        let mut rows = self
-            .conn
-            .appender_to_catalog_and_db(srows.as_str(), "temp", "main")
-            .duck()?;
-        let mut tombs = self
-            .conn
-            .appender_to_catalog_and_db(stombs.as_str(), "temp", "main")
-            .duck()?;
-        let mut values: Vec<DValue> = Vec::new();
+        let mut live = Columns::new(&row_types, batch.len());
+        let mut dead = Columns::new(&key_types, 0);
         for row in batch.rows() {
-            let (app, types) = if row.tombstone {
-                (&mut tombs, &key_types)
+            if row.tombstone {
+                dead.push(&row);
             } else {
-                (&mut rows, &row_types)
-            };
-            values.clear();
-            if row.is_empty() {
-                values.push(DValue::Null);
+                live.push(&row);
             }
-            for (k, ty) in types.iter().enumerate().take(row.len()) {
-                values.push(staged_duck(row.get(k), ty));
-            }
-            app.append_row(duckdb::appender_params_from_iter(values.iter()))
-                .duck()?;
         }
-        rows.flush().duck()?;
-        tombs.flush().duck()?;
+        for (columns, name) in [(&mut live, &srows), (&mut dead, &stombs)] {
+            if columns.len() == 0 {
+                continue;
+            }
+            let batch = columns
+                .finish()
+                .map_err(|e| StoreError::backend("duckdb", e))?;
+            let mut app = self
+                .conn
+                .appender_to_catalog_and_db(name.as_str(), "temp", "main")
+                .duck()?;
+            app.append_record_batch(batch).duck()?;
+            app.flush().duck()?;
+        }
         Ok(())
     }
 

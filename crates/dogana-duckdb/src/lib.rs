@@ -40,6 +40,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+mod columns;
 mod harness;
 
 pub use backend::{duckdb_type, DuckDb, DuckDbOptions};

@@ -319,13 +319,15 @@ fn sql_value(py: Python<'_>, v: &Datum) -> PyResult<Py<PyAny>> {
     })
 }
 
-/// A dogana receiver on one SQLite database file: delivers files with their manifests
-/// (replay lookup, preflight, row checks, decision and one transaction for rows, ledger and
-/// receipt), and reads receipts, ledgers, claims and consistent snapshots back.
+/// A dogana receiver on one store (a SQLite or DuckDB file, a Postgres schema, a lake root):
+/// delivers files with their manifests (replay lookup, preflight, row checks, decision and one
+/// transaction for rows, ledger and receipt), and reads receipts, ledgers, claims and
+/// consistent snapshots back.
 #[pyclass(frozen, module = "dogana_rs", name = "Store")]
 pub struct PyStore {
     inner: Mutex<Store>,
-    path: PathBuf,
+    /// The store as the caller named it, a URL's password masked: never shown in clear.
+    shown: String,
 }
 
 fn locked<'a>(m: &'a Mutex<Store>) -> Result<MutexGuard<'a, Store>, String> {
@@ -362,18 +364,18 @@ impl PyStore {
 
 #[pymethods]
 impl PyStore {
-    /// Opens (or creates) the store at `path`.
+    /// Opens (or creates) the store `path` names, as the command line's `--store` does: a
+    /// file path (SQLite; DuckDB for `.duckdb` or `duckdb:PATH`), `postgres://…?schema=NAME`,
+    /// or a lake root (`file://`, `memory://`, `s3://`, `gs://`, `az://`).
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let p = path.clone();
+        let spec = path.to_string_lossy().into_owned();
         let store = py
-            .allow_threads(|| {
-                dogana_stores::open(&dogana_stores::Spec::parse(&p.to_string_lossy()), true)
-            })
+            .allow_threads(|| dogana_stores::open(&dogana_stores::Spec::parse(&spec), true))
             .map_err(|e| errors::store(py, &e))?;
         Ok(PyStore {
             inner: Mutex::new(store),
-            path,
+            shown: dogana_stores::without_password(&spec),
         })
     }
 
@@ -383,10 +385,10 @@ impl PyStore {
         PyStore::new(py, path)
     }
 
-    /// The database file.
+    /// The store as it was named (a file path or URL), a URL's password shown as `***`.
     #[getter]
-    fn path(&self) -> PathBuf {
-        self.path.clone()
+    fn path(&self) -> String {
+        self.shown.clone()
     }
 
     /// Delivers one file with its manifest at the receiver's `now`, in the protocol's order;
@@ -515,6 +517,6 @@ impl PyStore {
     }
 
     fn __repr__(&self) -> String {
-        format!("Store({:?})", self.path)
+        format!("Store({:?})", self.shown)
     }
 }
