@@ -275,6 +275,26 @@ fn reconcile(
         });
         return Ok(ty.map(str::to_owned));
     };
+    // rule: store.reconcile.stored-type — once the stored schema records a binary, vector,
+    // nested, variant or json type, an undeclared column lands in it without a declaration
+    if ty.is_none()
+        && matches!(
+            LakeType::of_declared(stored.ty.as_deref()),
+            Some(
+                LakeType::Binary
+                    | LakeType::FixedBinary(_)
+                    | LakeType::Vector { .. }
+                    | LakeType::Struct(_)
+                    | LakeType::List(_)
+                    | LakeType::Map(_)
+                    | LakeType::Variant
+                    | LakeType::Json
+            )
+        )
+    {
+        stored.key |= key;
+        return Ok(stored.ty.clone());
+    }
     let name_of = |t: Option<&str>| t.unwrap_or("str").to_owned();
     let incompatible = |column: String, s: String, a: String| LakeError::StoreSchemaIncompatible {
         table: table.to_owned(),
@@ -858,7 +878,7 @@ impl Lake {
                 let cols = columns
                     .as_deref()
                     .ok_or_else(|| corrupt(format!("rows for {table:?}, which has no columns")))?;
-                let bytes = parts::encode(cols, pending)?;
+                let bytes = parts::encode(table, cols, pending)?;
                 let path = format!(
                     "tables/{dir}/parts/{}.parquet",
                     uuid::Uuid::new_v4().simple()
@@ -1107,7 +1127,7 @@ impl Lake {
             match p {
                 Part::Ref(r) => out.push(Part::Ref(r)), // rule: store.fold.carry-by-reference
                 Part::Rows(rows) => {
-                    let bytes = parts::encode(&columns, &rows)?;
+                    let bytes = parts::encode(table, &columns, &rows)?;
                     let path = format!(
                         "tables/{dir}/parts/{}.parquet",
                         uuid::Uuid::new_v4().simple()

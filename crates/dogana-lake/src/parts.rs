@@ -1,6 +1,12 @@
 //! Rows to Parquet parts and back. A declared type maps to one Arrow type: `int` Int64,
 //! `float` Float64, `bool` Boolean, `date` Date32, `datetime` Timestamp(µs, UTC); `str`,
-//! `decimal(p,s)` (its exact text) and untyped columns Utf8.
+//! `decimal(p,s)` (its exact text) and untyped columns Utf8. The lattice's typed columns
+//! land too (`store.reconcile.typed-landing`): `binary` Binary and `fixed_size_binary(n)`
+//! FixedSizeBinary(n) from padded base64 text, `vector(n,f32)` and `vector(n,f16)` a
+//! dimension-n FixedSizeList of Float32 or Float16 (half width in Parquet,
+//! `store.reconcile.half-width`) from a JSON number array of n numbers; any other value is
+//! `StoreSchemaIncompatible`. They read back as the same text. (A dogana contract declares
+//! none of them yet: they reach the lake through its port.)
 
 use std::sync::Arc;
 
@@ -9,10 +15,13 @@ use arrow_array::builder::{
     TimestampMicrosecondBuilder,
 };
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, Date32Array, Float64Array, Int64Array, RecordBatch, StringArray,
-    TimestampMicrosecondArray,
+    Array, ArrayRef, BinaryArray, BooleanArray, Date32Array, FixedSizeBinaryArray,
+    FixedSizeListArray, Float16Array, Float32Array, Float64Array, Int64Array, RecordBatch,
+    StringArray, TimestampMicrosecondArray,
 };
+use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use base64::Engine as _;
 use bytes::Bytes;
 use dogana::{Date, LogicalType, Timestamp};
 use dogana_receiver::{Datum, StoreError};
@@ -21,7 +30,9 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
+use crate::lattice::LakeType;
 use crate::layout::ColumnDef;
+use crate::LakeError;
 
 /// The physical kind of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +49,17 @@ pub enum Kind {
     Datetime,
     /// Utf8.
     Text,
+    /// Binary, from padded base64.
+    Binary,
+    /// FixedSizeBinary(n), from padded base64 of n bytes.
+    FixedBinary(i32),
+    /// A dimension-n FixedSizeList of Float32 (or Float16: `half`), from a JSON number array.
+    Vector {
+        /// The dimension.
+        dim: i32,
+        /// Float16 elements.
+        half: bool,
+    },
 }
 
 impl Kind {
@@ -49,7 +71,15 @@ impl Kind {
             Some(LogicalType::Bool) => Kind::Bool,
             Some(LogicalType::Date) => Kind::Date,
             Some(LogicalType::Datetime) => Kind::Datetime,
-            _ => Kind::Text,
+            _ => match ty.and_then(LakeType::parse) {
+                Some(LakeType::Binary) => Kind::Binary,
+                Some(LakeType::FixedBinary(n)) => Kind::FixedBinary(n.min(i32::MAX as u32) as i32),
+                Some(LakeType::Vector { dim, half }) => Kind::Vector {
+                    dim: dim.min(i32::MAX as u32) as i32,
+                    half,
+                },
+                _ => Kind::Text,
+            },
         }
     }
 
@@ -61,6 +91,32 @@ impl Kind {
             Kind::Date => DataType::Date32,
             Kind::Datetime => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
             Kind::Text => DataType::Utf8,
+            Kind::Binary => DataType::Binary,
+            Kind::FixedBinary(n) => DataType::FixedSizeBinary(n),
+            Kind::Vector { dim, half } => DataType::FixedSizeList(
+                Arc::new(Field::new(
+                    "item",
+                    if half {
+                        DataType::Float16
+                    } else {
+                        DataType::Float32
+                    },
+                    true,
+                )),
+                dim,
+            ),
+        }
+    }
+
+    /// The type name, for an error.
+    fn name(self) -> String {
+        match self {
+            Kind::Binary => "binary".into(),
+            Kind::FixedBinary(n) => format!("fixed_size_binary({n})"),
+            Kind::Vector { dim, half } => {
+                format!("vector({dim},{})", if half { "f16" } else { "f32" })
+            }
+            k => format!("{k:?}").to_lowercase(),
         }
     }
 }
@@ -81,6 +137,127 @@ pub fn schema(columns: &[ColumnDef]) -> Arc<Schema> {
             .map(|c| Field::new(&c.name, Kind::of(c.ty.as_deref()).arrow(), !c.key))
             .collect::<Vec<_>>(),
     ))
+}
+
+/// A value a typed column cannot hold: `StoreSchemaIncompatible` naming the column, its type
+/// and what arrived (cut to 80 characters).
+fn incompatible(table: &str, name: &str, kind: Kind, what: String) -> StoreError {
+    LakeError::StoreSchemaIncompatible {
+        table: table.to_owned(),
+        column: name.chars().take(80).collect(),
+        stored: kind.name(),
+        arriving: what.chars().take(80).collect(),
+    }
+    .into()
+}
+
+/// The text of a value a typed column got (a base64 or JSON array text).
+fn text_of(d: &Datum) -> Option<String> {
+    match d {
+        Datum::Text(s) => Some(s.clone()),
+        d => d.render(),
+    }
+}
+
+fn typed_column(
+    table: &str,
+    kind: Kind,
+    name: &str,
+    rows: &[Vec<Datum>],
+    i: usize,
+) -> Result<ArrayRef, StoreError> {
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let value = |d: &Datum| -> Result<Option<String>, StoreError> {
+        match d {
+            Datum::Null => Ok(None),
+            d => text_of(d)
+                .map(Some)
+                .ok_or_else(|| incompatible(table, name, kind, format!("{d:?}"))),
+        }
+    };
+    Ok(match kind {
+        Kind::Binary | Kind::FixedBinary(_) => {
+            let mut out: Vec<Option<Vec<u8>>> = Vec::with_capacity(rows.len());
+            for r in rows {
+                let Some(t) = value(&r[i])? else {
+                    out.push(None);
+                    continue;
+                };
+                let bytes = b64.decode(t.as_bytes()).map_err(|_| {
+                    incompatible(table, name, kind, format!("{t:?}, not padded base64"))
+                })?;
+                if let Kind::FixedBinary(n) = kind {
+                    if bytes.len() != n as usize {
+                        return Err(incompatible(
+                            table,
+                            name,
+                            kind,
+                            format!("{} bytes", bytes.len()),
+                        ));
+                    }
+                }
+                out.push(Some(bytes));
+            }
+            match kind {
+                Kind::FixedBinary(n) => Arc::new(
+                    FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+                        out.iter().map(|v| v.as_deref()),
+                        n,
+                    )
+                    .map_err(pq)?,
+                ),
+                _ => Arc::new(BinaryArray::from_iter(out.iter().map(|v| v.as_deref()))),
+            }
+        }
+        Kind::Vector { dim, half } => {
+            let mut valid = Vec::with_capacity(rows.len());
+            let mut items: Vec<f32> = Vec::with_capacity(rows.len() * dim.max(0) as usize);
+            for r in rows {
+                let Some(t) = value(&r[i])? else {
+                    valid.push(false);
+                    items.extend(std::iter::repeat_n(0.0, dim.max(0) as usize));
+                    continue;
+                };
+                let v: Vec<f64> = serde_json::from_str(&t).map_err(|_| {
+                    incompatible(table, name, kind, format!("{t:?}, not a number array"))
+                })?;
+                if v.len() != dim as usize {
+                    return Err(incompatible(
+                        table,
+                        name,
+                        kind,
+                        format!("an array of {} numbers", v.len()),
+                    ));
+                }
+                valid.push(true);
+                items.extend(v.iter().map(|x| *x as f32));
+            }
+            let field = Arc::new(Field::new(
+                "item",
+                if half {
+                    DataType::Float16
+                } else {
+                    DataType::Float32
+                },
+                true,
+            ));
+            let values: ArrayRef = if half {
+                Arc::new(Float16Array::from(
+                    items
+                        .iter()
+                        .map(|x| half::f16::from_f32(*x))
+                        .collect::<Vec<_>>(),
+                ))
+            } else {
+                Arc::new(Float32Array::from(items))
+            };
+            Arc::new(
+                FixedSizeListArray::try_new(field, dim, values, Some(NullBuffer::from(valid)))
+                    .map_err(pq)?,
+            )
+        }
+        _ => return Err(corrupt(format!("{kind:?} is not a typed column"))),
+    })
 }
 
 fn column(kind: Kind, name: &str, rows: &[Vec<Datum>], i: usize) -> Result<ArrayRef, StoreError> {
@@ -163,16 +340,26 @@ fn column(kind: Kind, name: &str, rows: &[Vec<Datum>], i: usize) -> Result<Array
             }
             Arc::new(b.finish())
         }
+        k => return Err(corrupt(format!("{k:?} is a typed column"))),
     })
 }
 
-/// One Parquet file of these rows (one value per column each).
-pub fn encode(columns: &[ColumnDef], rows: &[Vec<Datum>]) -> Result<Bytes, StoreError> {
+/// One Parquet file of these rows of `table` (one value per column each).
+pub fn encode(
+    table: &str,
+    columns: &[ColumnDef],
+    rows: &[Vec<Datum>],
+) -> Result<Bytes, StoreError> {
     let schema = schema(columns);
     let arrays: Vec<ArrayRef> = columns
         .iter()
         .enumerate()
-        .map(|(i, c)| column(Kind::of(c.ty.as_deref()), &c.name, rows, i))
+        .map(|(i, c)| match Kind::of(c.ty.as_deref()) {
+            k @ (Kind::Binary | Kind::FixedBinary(_) | Kind::Vector { .. }) => {
+                typed_column(table, k, &c.name, rows, i)
+            }
+            k => column(k, &c.name, rows, i),
+        })
         .collect::<Result<_, _>>()?;
     let batch = if columns.is_empty() {
         RecordBatch::new_empty(schema.clone())
@@ -247,6 +434,43 @@ fn datum(a: &dyn Array, kind: Kind, i: usize) -> Result<Datum, StoreError> {
                 .value(i)
                 .to_owned(),
         ),
+        Kind::Binary => Datum::Text(
+            base64::engine::general_purpose::STANDARD.encode(
+                a.as_any()
+                    .downcast_ref::<BinaryArray>()
+                    .ok_or_else(wrong)?
+                    .value(i),
+            ),
+        ),
+        Kind::FixedBinary(_) => Datum::Text(
+            base64::engine::general_purpose::STANDARD.encode(
+                a.as_any()
+                    .downcast_ref::<FixedSizeBinaryArray>()
+                    .ok_or_else(wrong)?
+                    .value(i),
+            ),
+        ),
+        Kind::Vector { half, .. } => {
+            let list = a
+                .as_any()
+                .downcast_ref::<FixedSizeListArray>()
+                .ok_or_else(wrong)?
+                .value(i);
+            let items: Vec<f64> = if half {
+                let f = list
+                    .as_any()
+                    .downcast_ref::<Float16Array>()
+                    .ok_or_else(wrong)?;
+                f.values().iter().map(|x| f64::from(x.to_f32())).collect()
+            } else {
+                let f = list
+                    .as_any()
+                    .downcast_ref::<Float32Array>()
+                    .ok_or_else(wrong)?;
+                f.values().iter().map(|x| f64::from(*x)).collect()
+            };
+            Datum::Text(serde_json::to_string(&items).map_err(pq)?)
+        }
     })
 }
 
@@ -276,4 +500,100 @@ pub fn decode(columns: &[ColumnDef], bytes: Bytes) -> Result<Vec<Vec<Datum>>, St
         }
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::basic::Type as Physical;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    fn col(name: &str, ty: &str) -> ColumnDef {
+        ColumnDef {
+            name: name.into(),
+            ty: Some(ty.into()),
+            key: false,
+        }
+    }
+
+    fn text(s: &str) -> Datum {
+        Datum::Text(s.into())
+    }
+
+    #[test]
+    fn bytes_land_from_padded_base64_and_vectors_from_number_arrays() {
+        // rule: store.reconcile.typed-landing
+        let cols = [
+            col("b", "binary"),
+            col("f", "fixed_size_binary(2)"),
+            col("v", "vector(3,f32)"),
+        ];
+        let rows = vec![
+            vec![text("aGk="), text("AAE="), text("[1.0,2.5,-3.0]")],
+            vec![Datum::Null, Datum::Null, Datum::Null],
+        ];
+        let bytes = encode("t", &cols, &rows).unwrap();
+        assert_eq!(decode(&cols, bytes).unwrap(), rows);
+        // other values meet incompatible, naming column, type and what arrived
+        for (row, column, arriving) in [
+            (
+                vec![text("hi!"), Datum::Null, Datum::Null],
+                "b",
+                "\"hi!\", not padded base64",
+            ),
+            (
+                vec![text("aGk"), Datum::Null, Datum::Null],
+                "b",
+                "\"aGk\", not padded base64",
+            ),
+            (vec![Datum::Null, text("AAEC"), Datum::Null], "f", "3 bytes"),
+            (
+                vec![Datum::Null, Datum::Null, text("[1,2]")],
+                "v",
+                "an array of 2 numbers",
+            ),
+            (
+                vec![Datum::Null, Datum::Null, text("{}")],
+                "v",
+                "\"{}\", not a number array",
+            ),
+        ] {
+            let e = encode("t", &cols, &[row]).unwrap_err();
+            match LakeError::of(&e) {
+                Some(LakeError::StoreSchemaIncompatible {
+                    column: c,
+                    arriving: a,
+                    ..
+                }) if c == column => assert_eq!(a, arriving),
+                other => panic!("{column}: {other:?} ({e})"),
+            }
+        }
+        // a fixed-size binary of the wrong width names its width
+        let e = encode(
+            "t",
+            &[col("f", "fixed_size_binary(4)")],
+            &[vec![text("aGk=")]],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("fixed_size_binary(4)"), "{e}");
+        assert!(e.to_string().contains("2 bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_float16_vector_is_stored_at_half_width() {
+        // rule: store.reconcile.half-width
+        let cols = [col("v", "vector(2,f16)")];
+        let rows = vec![vec![text("[0.5,-2.0]")]];
+        let bytes = encode("t", &cols, &rows).unwrap();
+        let reader = SerializedFileReader::new(bytes.clone()).unwrap();
+        let leaf = reader.metadata().file_metadata().schema_descr().column(0);
+        assert_eq!(leaf.physical_type(), Physical::FIXED_LEN_BYTE_ARRAY);
+        assert_eq!(leaf.type_length(), 2, "two bytes an element");
+        assert_eq!(decode(&cols, bytes).unwrap(), rows);
+        // and a Float32 vector at full width
+        let bytes = encode("t", &[col("v", "vector(2,f32)")], &rows).unwrap();
+        let reader = SerializedFileReader::new(bytes).unwrap();
+        let leaf = reader.metadata().file_metadata().schema_descr().column(0);
+        assert_eq!(leaf.physical_type(), Physical::FLOAT);
+    }
 }

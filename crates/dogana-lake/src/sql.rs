@@ -10,6 +10,7 @@
 use dogana_receiver::sql::quote_ident;
 use dogana_receiver::StoreError;
 
+use crate::lattice::LakeType;
 use crate::{Lake, LakeError};
 
 fn literal(s: &str) -> String {
@@ -34,6 +35,11 @@ pub fn current_snapshot_sql(lake: &Lake, table: &str) -> Result<Option<String>, 
             match c.ty.as_deref() {
                 Some(t) if t.starts_with("decimal(") => {
                     format!("CAST({q} AS {}) AS {q}", t.to_ascii_uppercase())
+                }
+                // rule: store.reconcile.half-width — one cast per relation: either binary
+                // type as BLOB, a vector's elements as FLOAT in an ARRAY of its dimension
+                Some(t) if typed(t).is_some() => {
+                    format!("CAST({q} AS {}) AS {q}", typed(t).unwrap_or_default())
                 }
                 _ => q,
             }
@@ -78,7 +84,19 @@ FROM (SELECT {doc}::JSON AS document) l, json_each(l.document, '$.regions') r;\n
     )))
 }
 
+/// The DuckDB type a binary or vector column reads as (None: not one).
+fn typed(ty: &str) -> Option<String> {
+    match LakeType::parse(ty)? {
+        LakeType::Binary | LakeType::FixedBinary(_) => Some("BLOB".into()),
+        LakeType::Vector { dim, .. } => Some(format!("FLOAT[{dim}]")),
+        _ => None,
+    }
+}
+
 fn duck_type(ty: Option<&str>) -> String {
+    if let Some(t) = ty.and_then(typed) {
+        return t;
+    }
     match ty {
         Some("int") => "BIGINT".into(),
         Some("float") => "DOUBLE".into(),
@@ -87,5 +105,22 @@ fn duck_type(ty: Option<&str>) -> String {
         Some("datetime") => "TIMESTAMPTZ".into(),
         Some(t) if t.starts_with("decimal(") => t.to_ascii_uppercase(),
         _ => "VARCHAR".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binary_reads_as_blob_and_a_vector_as_a_float_array_of_its_dimension() {
+        // rule: store.reconcile.half-width — one relation cast, whatever the element width
+        assert_eq!(typed("binary").as_deref(), Some("BLOB"));
+        assert_eq!(typed("fixed_size_binary(16)").as_deref(), Some("BLOB"));
+        assert_eq!(typed("vector(768,f16)").as_deref(), Some("FLOAT[768]"));
+        assert_eq!(typed("vector(3,f32)").as_deref(), Some("FLOAT[3]"));
+        assert_eq!(typed("int"), None);
+        assert_eq!(duck_type(Some("vector(4,f16)")), "FLOAT[4]");
+        assert_eq!(duck_type(Some("binary")), "BLOB");
     }
 }

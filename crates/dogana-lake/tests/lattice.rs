@@ -455,3 +455,42 @@ fn a_widening_key_is_store_key_widened_before_anything_is_written() {
         "{e}"
     );
 }
+
+#[test]
+fn an_undeclared_column_lands_in_the_stored_binary_or_vector_type() {
+    // rule: store.reconcile.stored-type — at the port: a table recreated with its binary and
+    // vector columns undeclared keeps their types; a declared other type is refused
+    let dir = tempfile::tempdir().unwrap();
+    let mut lake = Lake::open(dir.path(), &LakeOptions::default(), true).unwrap();
+    let col = |name: &str, ty: Option<&str>| Column {
+        name: name.into(),
+        ty: ty.map(str::to_owned),
+        key: false,
+    };
+    lake.begin(Txn::Write, &["t"]).unwrap();
+    lake.execute(
+        "t",
+        Step::Create(&[col("b", Some("binary")), col("v", Some("vector(3,f16)"))]),
+    )
+    .unwrap();
+    lake.commit().unwrap();
+    lake.begin(Txn::Write, &["t"]).unwrap();
+    lake.execute("t", Step::Drop).unwrap();
+    lake.execute("t", Step::Create(&[col("b", None), col("v", None)]))
+        .unwrap();
+    lake.commit().unwrap();
+    let (cols, _, _) = lake.published("t").unwrap().unwrap();
+    let types: Vec<Option<&str>> = cols.iter().map(|c| c.ty.as_deref()).collect();
+    assert_eq!(types, [Some("binary"), Some("vector(3,f16)")]);
+    lake.begin(Txn::Write, &["t"]).unwrap();
+    lake.execute("t", Step::Drop).unwrap();
+    let e = lake
+        .execute("t", Step::Create(&[col("b", Some("str")), col("v", None)]))
+        .unwrap_err();
+    lake.rollback();
+    assert!(
+        matches!(LakeError::of(&e), Some(LakeError::StoreSchemaIncompatible { column, stored, arriving, .. })
+            if column == "b" && stored == "binary" && arriving == "str"),
+        "{e}"
+    );
+}
