@@ -215,7 +215,7 @@ pub enum Command {
     /// Deliver FILE to a receiver's store: check it, publish it or reject it, keep the receipt
     #[command(
         after_help = DELIVER_EXAMPLES,
-        override_usage = "dogana deliver FILE --store DB --contract PATH [--manifest PATH] [--at TIME] [--source TEXT] [--format FORMAT] [--column-type NAME=TYPE]... [--adopt] [--lock-timeout SECONDS] [--json]"
+        override_usage = "dogana deliver FILE --store DB --contract PATH [--manifest PATH] [--at TIME] [--source TEXT] [--format FORMAT] [--column-type NAME=TYPE]... [--adopt] [--lock-timeout SECONDS] [--fold] [--json]"
     )]
     Deliver(DeliverArgs),
     /// List the receipts a store keeps for a table
@@ -388,6 +388,10 @@ pub struct DeliverArgs {
     /// How long to wait for another writer of the store before refusing
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
+    /// With a lake store: fold each table the delivery publishes when 4 of its parts share a
+    /// size tier (as dogana fold does); other stores ignore it
+    #[arg(long)]
+    pub fold: bool,
     /// The contract: a wire document (JSON) or a TOML description
     #[arg(long, value_name = "PATH", required_unless_present = "group")]
     pub contract: Option<PathBuf>,

@@ -11,6 +11,12 @@ use common::text;
 /// A full delivery of 3 rows, then `changes` deliveries of one new row each: one part each.
 #[cfg(feature = "lake")]
 fn deliveries(work: &Work, store: &str, changes: usize) {
+    deliveries_with(work, store, changes, &[]);
+}
+
+/// [`deliveries`], each `dogana deliver` given `extra` too.
+#[cfg(feature = "lake")]
+fn deliveries_with(work: &Work, store: &str, changes: usize, extra: &[&str]) {
     work.write(
         "full.csv",
         "id,order_date,updated_at,amount,deleted\n1,2026-10-20,2026-10-20T10:00:00Z,10.00,false\n2,2026-10-21,2026-10-21T10:00:00Z,20.00,false\n3,2026-10-22,2026-10-22T10:00:00Z,30.00,false\n",
@@ -64,7 +70,7 @@ fn deliveries(work: &Work, store: &str, changes: usize) {
         all.extend(args.iter().map(String::as_str));
         work.dogana(&all).assert().success();
         let at = format!("2026-10-{:02}T07:00:00Z", 25 + i);
-        work.dogana([
+        let mut deliver = vec![
             "deliver",
             file,
             "--store",
@@ -73,9 +79,9 @@ fn deliveries(work: &Work, store: &str, changes: usize) {
             "orders.toml",
             "--at",
             &at,
-        ])
-        .assert()
-        .success();
+        ];
+        deliver.extend_from_slice(extra);
+        work.dogana(&deliver).assert().success();
     }
 }
 
@@ -125,6 +131,28 @@ fn fold_merges_a_tier_and_changes_no_receipt_or_ledger() {
     work.dogana(["verify", "--store", &store])
         .assert()
         .success();
+}
+
+#[cfg(feature = "lake")]
+#[test]
+fn deliver_fold_folds_after_a_delivery_when_the_tiers_ask() {
+    // rule: store.fold.tiered-merge — configurable: dogana deliver --fold
+    let work = Work::new();
+    let store = format!("file://{}", work.path("lake").display());
+    deliveries_with(&work, &store, 4, &["--fold"]);
+    let out = work.dogana(["fold", "--store", &store]).assert().success();
+    assert_eq!(
+        text(&out.get_output().stdout),
+        "orders: nothing to fold: 2 parts, every size tier holds fewer than 4\n"
+    );
+    work.dogana(["verify", "--store", &store])
+        .assert()
+        .success();
+    // and without --fold the parts pile up
+    let plain = format!("file://{}", work.path("plain").display());
+    deliveries(&work, &plain, 4);
+    let out = work.dogana(["fold", "--store", &plain]).assert().success();
+    assert!(text(&out.get_output().stdout).starts_with("orders: folded 5 parts into 2"));
 }
 
 #[cfg(feature = "lake")]

@@ -177,12 +177,21 @@ fn unavailable(backend: Backend, spec: &Spec) -> StoreError {
 #[derive(Debug, Clone, Default)]
 pub struct OpenOptions {
     lock_timeout: Option<Duration>,
+    fold_after_delivery: bool,
 }
 
 impl OpenOptions {
     /// Each backend's defaults (a 60 s wait for another writer).
     pub fn new() -> OpenOptions {
         OpenOptions::default()
+    }
+
+    /// A lake store folds each table a delivery publishes when its size tiers ask for it
+    /// (`dogana_lake::LakeOptions::fold_after_delivery`); other stores have no parts to fold
+    /// and ignore it.
+    pub fn fold_after_delivery(mut self, fold: bool) -> OpenOptions {
+        self.fold_after_delivery = fold;
+        self
     }
 
     /// How long to wait for another writer's lock before refusing with
@@ -231,6 +240,7 @@ pub fn open_with(spec: &Spec, write: bool, options: &OpenOptions) -> Result<Open
             if let Some(t) = options.lock_timeout {
                 o.lock_wait = t;
             }
+            o.fold_after_delivery = options.fold_after_delivery;
             let b = dogana_lake::Lake::open(Path::new(root), &o, write)?;
             Ok(Box::new(Store::new(b)))
         }

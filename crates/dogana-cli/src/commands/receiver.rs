@@ -371,7 +371,9 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
     let mut store = open_with(
         &a.store,
         true,
-        &dogana_stores::OpenOptions::new().lock_timeout(wait),
+        &dogana_stores::OpenOptions::new()
+            .lock_timeout(wait)
+            .fold_after_delivery(a.fold),
     )?;
 
     let delivery: Delivery = {
@@ -573,7 +575,9 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
     let mut store = open_with(
         &a.store,
         true,
-        &dogana_stores::OpenOptions::new().lock_timeout(wait),
+        &dogana_stores::OpenOptions::new()
+            .lock_timeout(wait)
+            .fold_after_delivery(a.fold),
     )?;
     let delivery = {
         let _progress = Progress::start(format!(
