@@ -93,3 +93,66 @@ print('regions', con.execute('SELECT count(*) FROM \"orders__regions\"').fetchon
         "{stdout}"
     );
 }
+
+#[test]
+#[ignore = "needs DuckDB's Python package: scripts/test-lake.sh runs it"]
+fn duckdb_reads_int64_and_float64_parts_of_a_promoted_column_as_double() {
+    // rule: store.reconcile.lattice — Int64 with Float64 to Float64, read back by one scan of
+    // the current snapshot with no per-column cast
+    let python =
+        std::env::var("DOGANA_LAKE_PYTHON").expect("DOGANA_LAKE_PYTHON names a python with duckdb");
+    let mut fx = Fixture::<Store<Lake>>::new("lake-sql-promote");
+    let mut job = fx.full(
+        "f.csv",
+        "2026-10-10T06:00:00Z",
+        &[(1, "2026-10-01", "2026-10-01T10:00:00Z", "10", false)],
+    );
+    job.column_types = vec![("amount".into(), "int".into())];
+    assert!(fx.deliver(&job).receipt.accepted());
+    let mut job = fx.changes(
+        "c.csv",
+        "2026-10-10T06:00:00Z",
+        "2026-10-11T06:00:00Z",
+        &[(2, "2026-10-02", "2026-10-10T07:00:00Z", "2.5", false)],
+    );
+    job.column_types = vec![("amount".into(), "float".into())];
+    assert!(fx.deliver(&job).receipt.accepted());
+    let (cols, parts, _) = fx.r.backend().published("orders").unwrap().unwrap();
+    assert_eq!(parts.len(), 2, "an Int64 part and a Float64 part");
+    assert!(cols
+        .iter()
+        .any(|c| c.name == "amount" && c.ty.as_deref() == Some("float")));
+    let sql = dogana_lake::sql::current_snapshot_sql(fx.r.backend(), "orders")
+        .unwrap()
+        .expect("published");
+    assert!(
+        !sql.contains("CAST(\"amount\""),
+        "no per-column cast: {sql}"
+    );
+    let script = "import duckdb, sys\ncon = duckdb.connect()\ncon.execute(sys.stdin.read())\n\
+print(con.execute(\"SELECT typeof(amount) FROM orders LIMIT 1\").fetchone()[0])\n\
+for r in con.execute('SELECT id, amount FROM orders ORDER BY id').fetchall():\n    print('row', r[0], repr(r[1]))\n";
+    let mut child = Command::new(&python)
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs python");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(sql.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{sql}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "DOUBLE\nrow 1 10.0\nrow 2 2.5\n"
+    );
+}
