@@ -1048,6 +1048,19 @@ impl Lake {
     /// the lease and writes nothing. A key column stored as `float` is
     /// [`LakeError::StoreKeyWidened`] and nothing is written.
     pub fn fold(&mut self, table: &str) -> Result<FoldReport, StoreError> {
+        if self.read_pointer(table)?.is_none() {
+            // no such table: nothing to fold, and no lease (a pointer) is created for it
+            return Ok(FoldReport {
+                table: table.to_owned(),
+                parts_before: 0,
+                parts_after: 0,
+                merges: 0,
+                bytes_merged: 0,
+                bytes_written: 0,
+                snapshot: None,
+                fence: 0,
+            });
+        }
         self.begin(Txn::Write, &[table])?;
         let r = self.fold_leased(table);
         match &r {
@@ -1200,6 +1213,17 @@ impl Lake {
             return Err(layout::parse_retain_generations("0")
                 .expect_err("0 is refused")
                 .into());
+        }
+        if self.read_pointer(table)?.is_none() {
+            // no such table: nothing to collect, and no lease (a pointer) is created for it
+            return Ok(CollectReport {
+                table: table.to_owned(),
+                retained: 0,
+                reclaimed: 0,
+                deleted: 0,
+                bytes: 0,
+                record: None,
+            });
         }
         self.begin(Txn::Write, &[table])?;
         let r = self.collect_leased(table, retain_generations);

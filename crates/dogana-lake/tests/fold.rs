@@ -223,3 +223,13 @@ fn a_fold_waits_for_the_table_lease() {
     writer.rollback();
     assert_eq!(folder.fold("orders").unwrap().merges, 1);
 }
+
+#[test]
+fn folding_or_collecting_a_table_that_does_not_exist_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lake = Lake::open(dir.path(), &LakeOptions::default(), true).unwrap();
+    let before = lake.root().list("").unwrap();
+    assert_eq!(lake.fold("nope").unwrap().snapshot, None);
+    assert_eq!(lake.collect("nope", 64).unwrap().record, None);
+    assert_eq!(lake.root().list("").unwrap(), before, "no pointer created");
+}
