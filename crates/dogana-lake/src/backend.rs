@@ -34,6 +34,7 @@ use crate::layout::{
 };
 use crate::objects::{Root, Version, Versioned};
 use crate::parts;
+use crate::renewal::Renewal;
 use crate::LakeError;
 
 /// The key of the store's identity.
@@ -51,6 +52,10 @@ pub struct LakeOptions {
     /// there (another writer's lease) leaves the delivery published and the parts for the
     /// next fold.
     pub fold_after_delivery: bool,
+    /// Renew the write leases a transaction holds, every third of `lease_ttl`, until it
+    /// publishes or rolls back (`lease-renewed-by-holder`); on by default. Off only to stand
+    /// for a writer paused past its lease (tests): its lease then lapses after `lease_ttl`.
+    pub renew_leases: bool,
 }
 
 impl Default for LakeOptions {
@@ -59,6 +64,7 @@ impl Default for LakeOptions {
             lease_ttl: Duration::from_secs(60),
             lock_wait: Duration::from_secs(60),
             fold_after_delivery: false,
+            renew_leases: true,
         }
     }
 }
@@ -188,6 +194,10 @@ pub struct Lake {
     tables: BTreeMap<String, TableTxn>,
     staged: HashMap<String, StagedRows>,
     holder: String,
+    /// The renewal of the open write transaction's leases (`lease-renewed-by-holder`).
+    renewal: Option<Renewal>,
+    /// The root the renewal thread writes through (its own runtime), made once.
+    renew_root: Option<Root>,
 }
 
 fn staged_datum(v: Staged<'_>) -> Datum {
@@ -383,6 +393,8 @@ impl Lake {
                 std::process::id(),
                 &uuid::Uuid::new_v4().simple().to_string()[..12]
             ),
+            renewal: None,
+            renew_root: None,
         };
         if write {
             // rule: store.replicate.write-refused
@@ -599,6 +611,7 @@ impl Lake {
             let lease = Lease {
                 holder: self.holder.clone(),
                 ttl_ms: self.options.lease_ttl.as_millis() as u64,
+                renewals: 0,
             };
             let (next, expect) = match &current {
                 None => (
@@ -669,12 +682,88 @@ impl Lake {
         }
     }
 
+    /// Starts renewing the leases the open write transaction holds, every third of the TTL
+    /// (`lease-renewed-by-holder`).
+    fn start_renewal(&mut self) -> Result<(), StoreError> {
+        self.renewal = None;
+        let held: BTreeMap<String, (Pointer, Version)> = self
+            .tables
+            .iter()
+            .filter(|(_, t)| t.fence.is_some())
+            .filter_map(|(n, t)| t.pointer.clone().map(|p| (n.clone(), p)))
+            .collect();
+        let every = self.options.lease_ttl / 3;
+        if held.is_empty() || every.is_zero() || !self.options.renew_leases {
+            return Ok(());
+        }
+        if self.renew_root.is_none() {
+            self.renew_root = Some(self.root.reopen()?);
+        }
+        let root = self.renew_root.clone().expect("made above");
+        self.renewal = Some(Renewal::start(root, every, held));
+        Ok(())
+    }
+
+    /// Stops the renewal and takes the versions it wrote into the open transaction's tables.
+    fn sync_renewal(&mut self) {
+        if let Some(r) = &self.renewal {
+            r.stop();
+            for (name, t) in self.tables.iter_mut() {
+                if let Some(h) = r.held(name) {
+                    t.pointer = Some(h);
+                }
+            }
+        }
+    }
+
+    /// The pointer and version of `table` this transaction last wrote: its renewal's (the
+    /// renewal stopped first, so nothing else writes the pointer meanwhile), or the
+    /// acquisition's.
+    fn renewed(&self, table: &str, t: &TableTxn) -> Option<(Pointer, Version)> {
+        if let Some(r) = &self.renewal {
+            r.stop();
+            if let Some(h) = r.held(table) {
+                return Some(h);
+            }
+        }
+        t.pointer.clone()
+    }
+
+    /// [`LakeError::LeaseFenced`] when a renewal of `table`'s lease lost its condition: another
+    /// writer took the lease, so this transaction publishes nothing of it
+    /// (`store.lease.stale-fence`).
+    fn lease_lost(&self, table: &str, t: &TableTxn) -> Result<(), StoreError> {
+        match self.renewal.as_ref().and_then(|r| r.lost(table)) {
+            Some(current) => Err(LakeError::LeaseFenced {
+                table: table.to_owned(),
+                fence: t.fence.unwrap_or(0),
+                current,
+            }
+            .into()),
+            None => Ok(()),
+        }
+    }
+
+    /// At a port call: [`LakeError::LeaseFenced`] as soon as a renewal of any lease the open
+    /// transaction holds was lost, so the delivery stops before it publishes.
+    fn check_renewal(&self) -> Result<(), StoreError> {
+        match self.renewal.as_ref().and_then(|r| r.any_lost()) {
+            Some((table, current)) => Err(LakeError::LeaseFenced {
+                fence: self.tables.get(&table).and_then(|t| t.fence).unwrap_or(0),
+                table,
+                current,
+            }
+            .into()),
+            None => Ok(()),
+        }
+    }
+
     /// Releases the write lease this handle holds on `table`, keeping the fence
     /// (`topology.coordinate.fence-advances`). A lease another holder holds, or one a later
     /// acquisition fenced past, raises [`LakeError::LeaseNotHeld`] and changes nothing
     /// (`store.lease.not-held`).
     fn release(&self, table: &str, t: &TableTxn) -> Result<(), StoreError> {
-        let (Some((p, version)), Some(fence)) = (&t.pointer, t.fence) else {
+        let (Some((p, version)), Some(fence)) = (&self.renewed(table, t), t.fence) else {
             return Ok(());
         };
         let next = Pointer {
@@ -705,11 +794,14 @@ impl Lake {
     /// entry, the manifest, then the pointer, conditioned on the acquisition's version
     /// (`store.fold.pointer-commit`, `store.lease.stale-fence`).
     fn publish(&self, table: &str, t: &TableTxn) -> Result<(), StoreError> {
-        let (pointer, version) = t
-            .pointer
-            .as_ref()
-            .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        // rule: store.lease.stale-fence — a lease whose renewal was lost writes nothing more
+        self.lease_lost(table, t)?;
         let key = self.prepare(table, t)?;
+        // the renewal stops only now: writing the parts may outlast the TTL
+        let (pointer, version) = self
+            .renewed(table, t)
+            .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        self.lease_lost(table, t)?;
         let next = Pointer {
             format_version: layout::format_text(),
             snapshot: Some(key),
@@ -717,7 +809,7 @@ impl Lake {
             lease: None,
             pending: None,
         };
-        self.point(table, &next, version).map(|_| ())
+        self.point(table, &next, &version).map(|_| ())
     }
 
     /// Replaces the pointer of a table this transaction leased by `next`, conditioned on
@@ -793,11 +885,18 @@ impl Lake {
         let commit = format!("commits/{}.json", uuid::Uuid::new_v4().simple());
         let mut prepared = Vec::with_capacity(tables.len());
         for (name, t) in tables {
-            let (pointer, version) = t
-                .pointer
-                .as_ref()
+            self.lease_lost(name, t)?;
+        }
+        let mut keys = Vec::with_capacity(tables.len());
+        for (name, t) in tables {
+            keys.push(self.prepare(name, t)?);
+        }
+        for ((name, t), key) in tables.iter().zip(keys) {
+            // rule: store.lease.stale-fence — the renewal stopped, a lost lease publishes nothing
+            let (pointer, version) = self
+                .renewed(name, t)
                 .ok_or_else(|| corrupt("a leased table without a pointer"))?;
-            let key = self.prepare(name, t)?;
+            self.lease_lost(name, t)?;
             prepared.push((*name, pointer, version, key, t.head_key.clone()));
         }
         let abort = |e: StoreError| -> StoreError {
@@ -1158,14 +1257,16 @@ impl Lake {
         }
         report.merges = merges.len();
         report.parts_after = out.len();
-        let (pointer, version) = t
-            .pointer
-            .clone()
-            .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        self.lease_lost(table, &t)?;
         let mut next = t;
         next.parts = out;
         next.receipt = None;
         let key = self.prepare(table, &next)?;
+        let (pointer, version) = self
+            .renewed(table, &next)
+            .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        // rule: store.lease.stale-fence
+        self.lease_lost(table, &next)?;
         let published = Pointer {
             format_version: layout::format_text(),
             snapshot: Some(key.clone()),
@@ -1326,13 +1427,16 @@ impl Lake {
                 .put(&layout::collected_marker(key), json(&marker)?)?;
         }
         // the lease still ours (a later writer would have fenced us): only then delete
+        // (the renewal keeps running through the deletions: it changes only the lease's
+        // renewal count, so holder and fence say whether the lease is ours)
         let (pointer, _) = t
             .pointer
             .as_ref()
             .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+        self.lease_lost(table, &t)?;
+        let holder = |p: &Pointer| p.lease.as_ref().map(|l| l.holder.clone());
         let now = self.read_pointer(table)?;
-        if now.as_ref().map(|(p, _)| (p.fence, p.lease.clone()))
-            != Some((pointer.fence, pointer.lease.clone()))
+        if now.as_ref().map(|(p, _)| (p.fence, holder(p))) != Some((pointer.fence, holder(pointer)))
         {
             return Err(LakeError::LeaseFenced {
                 table: table.to_owned(),
@@ -1440,6 +1544,55 @@ impl Lake {
         Ok(out)
     }
 
+    /// Commits the open write transaction (the renewal stopped before each pointer write).
+    fn commit_held(&mut self) -> Result<(), StoreError> {
+        let tables = std::mem::take(&mut self.tables);
+        self.txn = None;
+        let dirty: Vec<(&String, &TableTxn)> = tables
+            .iter()
+            .filter(|(_, t)| t.fence.is_some() && t.dirty)
+            .collect();
+        if dirty.len() > 1 {
+            // several tables change: one decision publishes them all
+            let r = self.publish_together(&dirty);
+            for (name, t) in &tables {
+                if t.fence.is_some() && !t.dirty {
+                    let _ = self.release(name, t);
+                }
+            }
+            if r.is_ok() {
+                self.renewal = None;
+                self.fold_after(dirty_names(&tables));
+            }
+            return r;
+        }
+        let mut first_err = None;
+        for (name, t) in &tables {
+            if t.fence.is_none() {
+                continue;
+            }
+            let r = if first_err.is_some() {
+                self.release(name, t).or(Ok(()))
+            } else if t.dirty {
+                self.publish(name, t)
+            } else {
+                // nothing to publish: a lease lost meanwhile changes nothing either
+                self.release(name, t).or(Ok(()))
+            };
+            if let Err(e) = r {
+                first_err = Some(e);
+            }
+        }
+        match first_err {
+            None => {
+                self.renewal = None;
+                self.fold_after(dirty_names(&tables));
+                Ok(())
+            }
+            Some(e) => Err(e),
+        }
+    }
+
     /// Who this handle is, as a lease names its holder.
     pub fn holder(&self) -> &str {
         &self.holder
@@ -1448,8 +1601,13 @@ impl Lake {
     /// Releases the write lease the open transaction holds on `table` (changing nothing
     /// else); [`LakeError::LeaseNotHeld`] when another holder took it meanwhile.
     pub fn release_lease(&mut self, table: &str) -> Result<(), StoreError> {
+        self.sync_renewal();
         match self.tables.remove(table) {
-            Some(t) => self.release(table, &t),
+            Some(t) => {
+                let r = self.release(table, &t);
+                self.start_renewal()?;
+                r
+            }
             None => Err(LakeError::LeaseNotHeld {
                 table: table.to_owned(),
                 holder: "not taken by this transaction".into(),
@@ -1477,6 +1635,8 @@ impl Lake {
                 std::process::id(),
                 &uuid::Uuid::new_v4().simple().to_string()[..12]
             ),
+            renewal: None,
+            renew_root: None,
         })
     }
 
@@ -1532,6 +1692,7 @@ impl Backend for Lake {
     const TEXT_TIMES: bool = false;
 
     fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
+        self.renewal = None;
         self.tables.clear();
         if txn == Txn::Write {
             if !self.write {
@@ -1555,55 +1716,20 @@ impl Backend for Lake {
                     }
                 }
             }
+            if let Err(e) = self.start_renewal() {
+                self.txn = Some(txn);
+                self.rollback();
+                return Err(e);
+            }
         }
         self.txn = Some(txn);
         Ok(())
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
-        let tables = std::mem::take(&mut self.tables);
-        self.txn = None;
-        let dirty: Vec<(&String, &TableTxn)> = tables
-            .iter()
-            .filter(|(_, t)| t.fence.is_some() && t.dirty)
-            .collect();
-        if dirty.len() > 1 {
-            // several tables change: one decision publishes them all
-            let r = self.publish_together(&dirty);
-            for (name, t) in &tables {
-                if t.fence.is_some() && !t.dirty {
-                    let _ = self.release(name, t);
-                }
-            }
-            if r.is_ok() {
-                self.fold_after(dirty_names(&tables));
-            }
-            return r;
-        }
-        let mut first_err = None;
-        for (name, t) in &tables {
-            if t.fence.is_none() {
-                continue;
-            }
-            let r = if first_err.is_some() {
-                self.release(name, t).or(Ok(()))
-            } else if t.dirty {
-                self.publish(name, t)
-            } else {
-                // nothing to publish: a lease lost meanwhile changes nothing either
-                self.release(name, t).or(Ok(()))
-            };
-            if let Err(e) = r {
-                first_err = Some(e);
-            }
-        }
-        match first_err {
-            None => {
-                self.fold_after(dirty_names(&tables));
-                Ok(())
-            }
-            Some(e) => Err(e),
-        }
+        let r = self.commit_held();
+        self.renewal = None;
+        r
     }
 
     fn rollback(&mut self) {
@@ -1612,6 +1738,7 @@ impl Backend for Lake {
         for (name, t) in &tables {
             let _ = self.release(name, t);
         }
+        self.renewal = None;
     }
 
     fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
@@ -1750,6 +1877,7 @@ impl Backend for Lake {
         _layout: &Layout,
         batch: &Batch,
     ) -> Result<(), StoreError> {
+        self.check_renewal()?;
         let s = self
             .staged
             .get_mut(table)
@@ -1818,6 +1946,7 @@ impl Backend for Lake {
     }
 
     fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
+        self.check_renewal()?;
         self.table(table)?;
         match step {
             Step::Create(columns) => {
@@ -1939,6 +2068,7 @@ impl Backend for Lake {
     }
 
     fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
+        self.check_renewal()?;
         let t = self.table(table)?;
         t.ledger = Some(document.to_owned());
         t.dirty = true;
@@ -1946,6 +2076,7 @@ impl Backend for Lake {
     }
 
     fn save_receipt(&mut self, table: &str, receipt: &Receipt) -> Result<(), StoreError> {
+        self.check_renewal()?;
         let t = self.table(table)?;
         let fence = t
             .fence

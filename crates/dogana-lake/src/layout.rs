@@ -100,6 +100,14 @@ pub struct Lease {
     pub holder: String,
     /// How long the lease lasts after the pointer was written, in milliseconds.
     pub ttl_ms: u64,
+    /// How many times the holder renewed it (rewrote the pointer, changing nothing else), so
+    /// each renewal's bytes, and a content-hash ETag, differ from the last. Absent: 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub renewals: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `tables/<t>/_pointer.json`: the table's current snapshot, its commit fence and its lease

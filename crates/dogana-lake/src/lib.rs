@@ -20,6 +20,7 @@ pub mod lattice;
 pub mod layout;
 pub mod objects;
 mod parts;
+mod renewal;
 pub mod replica;
 pub mod sql;
 

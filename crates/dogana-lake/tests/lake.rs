@@ -258,11 +258,19 @@ fn an_unexpired_lease_is_lease_held_naming_holder_and_expiry() {
     b.rollback();
 }
 
+/// A writer whose leases lapse after `ttl_ms` (no renewal): one paused past its lease.
+fn paused(ttl_ms: u64) -> LakeOptions {
+    LakeOptions {
+        renew_leases: false,
+        ..opts(ttl_ms, 0)
+    }
+}
+
 #[test]
 fn a_writer_paused_past_its_lease_is_fenced_and_publishes_nothing() {
     // rule: store.lease.stale-fence, topology.coordinate.fenced-commit, store.lease.pointer-fence, topology.coordinate.fence-advances
     let dir = tempfile::tempdir().unwrap();
-    let mut a = Lake::open(dir.path(), &opts(100, 0), true).unwrap();
+    let mut a = Lake::open(dir.path(), &paused(100), true).unwrap();
     let mut b = Lake::open(dir.path(), &opts(60_000, 5_000), true).unwrap();
     a.begin(Txn::Write, &["t"]).unwrap();
     let fa = a.held_fence("t").unwrap();
@@ -301,7 +309,7 @@ fn a_writer_paused_past_its_lease_is_fenced_and_publishes_nothing() {
 fn releasing_a_lease_fenced_past_is_lease_not_held_and_changes_nothing() {
     // rule: store.lease.not-held
     let dir = tempfile::tempdir().unwrap();
-    let mut a = Lake::open(dir.path(), &opts(100, 0), true).unwrap();
+    let mut a = Lake::open(dir.path(), &paused(100), true).unwrap();
     let mut b = Lake::open(dir.path(), &opts(60_000, 5_000), true).unwrap();
     a.begin(Txn::Write, &["t"]).unwrap();
     std::thread::sleep(Duration::from_millis(200));
@@ -531,6 +539,7 @@ fn undecided_pair(lake: &mut Lake, tables: [&str; 2], commit: &str) {
             lease: Some(Lease {
                 holder: "a writer that died".into(),
                 ttl_ms: 1,
+                renewals: 0,
             }),
             pending: Some(Pending {
                 commit: commit.into(),
