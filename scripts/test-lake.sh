@@ -5,9 +5,10 @@
 # scripts/lake/package.json + package-lock.json (npm ci). moto runs behind
 # scripts/lake/moto_serial.py, one request at a time: moto's own threaded server lets two
 # If-Match PUTs on one ETag both win (docs/store-decisions.md). Starts both, runs every
-# dogana-lake test (the #[ignore]d ones too: DuckDB's SQL, the conformance suite on S3 and
-# Azure, S3 and Azure contention, a SIGSTOPped writer), stops them. A server that cannot start
-# fails the run, naming why.
+# dogana-lake test with the `servers` feature (the conformance suite, lease renewal and the
+# crash harness on S3 and Azure: DOGANA_LAKE_SERVER_KILLS kills each, default 30) and the
+# #[ignore]d ones too (DuckDB's SQL, S3 and Azure contention, a SIGSTOPped writer), stops them.
+# A server that cannot start fails the run, naming why.
 #
 #   bash scripts/test-lake.sh [cargo test arguments, e.g. --test contention]
 set -euo pipefail

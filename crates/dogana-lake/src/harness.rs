@@ -172,8 +172,28 @@ fn cloud_url(env: &str, dir: &Path) -> Result<String, String> {
     Ok(format!("{}/{segment}", base.trim_end_matches('/')))
 }
 
+/// Replaces the store at `to` with a copy of every object of the store at `from` (both
+/// object-store roots): the crash harness's snapshots of a server's store. Lists and copies
+/// object by object; the copy's pointers get new versions, which a fresh open reads anew.
+fn copy_objects(from: &str, to: &str) -> Result<(), String> {
+    let e = |e: crate::LakeError| e.to_string();
+    let src = crate::objects::Root::open(from).map_err(e)?;
+    let dst = crate::objects::Root::open(to).map_err(e)?;
+    for key in dst.list("").map_err(e)? {
+        dst.delete(&key).map_err(e)?;
+    }
+    for key in src.list("").map_err(e)? {
+        let bytes = src
+            .get(&key)
+            .map_err(e)?
+            .ok_or_else(|| format!("{from}: {key} vanished while being copied"))?;
+        dst.put(&key, bytes).map_err(e)?;
+    }
+    Ok(())
+}
+
 macro_rules! cloud_harness {
-    ($(#[$doc:meta])* $t:ident, $env:literal) => {
+    ($(#[$doc:meta])* $t:ident, $env:literal, $ttl:expr) => {
         $(#[$doc])*
         #[derive(Debug)]
         pub struct $t(pub Lake);
@@ -181,7 +201,12 @@ macro_rules! cloud_harness {
         impl Harness for $t {
             fn create(dir: &Path) -> Result<$t, String> {
                 let url = cloud_url($env, dir)?;
-                Lake::open(Path::new(&url), &LakeOptions::default(), true)
+                let ttl: Option<std::time::Duration> = $ttl;
+                let options = LakeOptions {
+                    lease_ttl: ttl.unwrap_or(LakeOptions::default().lease_ttl),
+                    ..LakeOptions::default()
+                };
+                Lake::open(Path::new(&url), &options, true)
                     .map($t)
                     .map_err(|e| e.to_string())
             }
@@ -192,6 +217,10 @@ macro_rules! cloud_harness {
 
             fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
                 damage(&mut self.0, table, d)
+            }
+
+            fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
+                copy_objects(&cloud_url($env, from)?, &cloud_url($env, to)?)
             }
         }
 
@@ -290,11 +319,27 @@ cloud_harness!(
     /// The lake on an S3 server: `$DOGANA_LAKE_S3_URL/<test folder>` (`AWS_*` from the
     /// environment).
     S3Lake,
-    "DOGANA_LAKE_S3_URL"
+    "DOGANA_LAKE_S3_URL",
+    None
 );
 cloud_harness!(
     /// The lake on Azure blob storage (Azurite): `$DOGANA_LAKE_AZ_URL/<test folder>`
     /// (`AZURE_*` from the environment).
     AzureLake,
-    "DOGANA_LAKE_AZ_URL"
+    "DOGANA_LAKE_AZ_URL",
+    None
+);
+cloud_harness!(
+    /// The lake on an S3 server with 2 s leases, for the crash harness (a killed writer's
+    /// lease delays the next one by at most that; S3's Last-Modified has a resolution of a
+    /// second, so shorter leases would read as lapsed early).
+    ShortLeaseS3Lake,
+    "DOGANA_LAKE_S3_URL",
+    Some(std::time::Duration::from_secs(2))
+);
+cloud_harness!(
+    /// The lake on Azure blob storage (Azurite) with 2 s leases, for the crash harness.
+    ShortLeaseAzureLake,
+    "DOGANA_LAKE_AZ_URL",
+    Some(std::time::Duration::from_secs(2))
 );

@@ -28,7 +28,9 @@ pub use backend::{
     plan_merges, tier, CollectReport, FoldReport, Lake, LakeOptions, Published, STORE_ID,
 };
 pub use error::LakeError;
-pub use harness::{AzureLake, MemoryLake, S3Lake, ShortLeaseLake};
+pub use harness::{
+    AzureLake, MemoryLake, S3Lake, ShortLeaseAzureLake, ShortLeaseLake, ShortLeaseS3Lake,
+};
 /// The rows of one Parquet part of a table, read as the table's columns (a column the part
 /// lacks reads as NULL; an Int64 part of a column promoted to float reads as Float64).
 pub use parts::decode as decode_part;

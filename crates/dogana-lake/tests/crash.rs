@@ -37,3 +37,57 @@ fn group_crash_child() {
 fn group_sigkill_leaves_both_tables_old_or_new() {
     dogana_receiver::crash::group_parent::<ShortLeaseLake>(GROUP_CHILD, "group_crash_child", 100);
 }
+
+/// SIGKILLs on a server (with the `servers` feature, scripts/test-lake.sh): fewer than on
+/// `file://`, each request being a round trip; `DOGANA_LAKE_SERVER_KILLS` sets the count.
+#[cfg(feature = "servers")]
+fn server_kills() -> usize {
+    match std::env::var("DOGANA_LAKE_SERVER_KILLS") {
+        Ok(n) => n
+            .parse()
+            .unwrap_or_else(|_| panic!("DOGANA_LAKE_SERVER_KILLS={n:?} is not a count")),
+        Err(_) => 30,
+    }
+}
+
+/// The crash harness on a store on an S3 server (moto) and on Azurite: snapshots are object
+/// copies (`Harness::copy_store` lists and copies every object under the root).
+///
+/// rule: RECV-09, TRUST-07, RECV-12, RECOVERY-01, store.fold.pointer-commit
+#[cfg(feature = "servers")]
+mod servers {
+    use dogana_lake::{ShortLeaseAzureLake, ShortLeaseS3Lake};
+
+    const S3_CHILD: &str = "DOGANA_LAKE_S3_CRASH_CHILD";
+    const AZ_CHILD: &str = "DOGANA_LAKE_AZ_CRASH_CHILD";
+
+    /// The S3 child: does nothing unless the parent started it.
+    #[test]
+    fn s3_crash_child() {
+        dogana_receiver::crash::child::<ShortLeaseS3Lake>(S3_CHILD);
+    }
+
+    #[test]
+    fn s3_sigkill_at_random_points_leaves_old_or_new_state() {
+        dogana_receiver::crash::parent::<ShortLeaseS3Lake>(
+            S3_CHILD,
+            "servers::s3_crash_child",
+            super::server_kills(),
+        );
+    }
+
+    /// The Azure child: does nothing unless the parent started it.
+    #[test]
+    fn azure_crash_child() {
+        dogana_receiver::crash::child::<ShortLeaseAzureLake>(AZ_CHILD);
+    }
+
+    #[test]
+    fn azure_sigkill_at_random_points_leaves_old_or_new_state() {
+        dogana_receiver::crash::parent::<ShortLeaseAzureLake>(
+            AZ_CHILD,
+            "servers::azure_crash_child",
+            super::server_kills(),
+        );
+    }
+}
