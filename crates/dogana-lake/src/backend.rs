@@ -2,7 +2,9 @@
 //!
 //! A transaction reads each table's pointer once (its snapshot is immutable, so a read is one
 //! committed state). `begin(Write, tables)` takes each table's write lease by one conditional
-//! write of its pointer, which raises the pointer's fence (`store.lease.pointer-fence`).
+//! write of its pointer, which raises the pointer's fence (`store.lease.pointer-fence`); while
+//! the transaction lasts a thread renews those leases every third of the TTL
+//! (`crate::renewal`).
 //! Steps change an in-memory copy of the snapshot: untouched parts stay references
 //! (`pass-carries-untouched`); a deletion rewrites only the parts holding a deleted row
 //! (copy-on-write by part). `commit` writes the new parts, the receipt, its replay index
