@@ -350,30 +350,80 @@ pub fn encode(
     columns: &[ColumnDef],
     rows: &[Vec<Datum>],
 ) -> Result<Bytes, StoreError> {
-    let schema = schema(columns);
-    let arrays: Vec<ArrayRef> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| match Kind::of(c.ty.as_deref()) {
-            k @ (Kind::Binary | Kind::FixedBinary(_) | Kind::Vector { .. }) => {
-                typed_column(table, k, &c.name, rows, i)
-            }
-            k => column(k, &c.name, rows, i),
+    let mut w = PartWriter::new(table, columns)?;
+    w.write(rows)?;
+    w.finish()
+}
+
+/// One Parquet part written batch by batch: each [`PartWriter::write`] encodes its rows
+/// (Parquet compresses them page by page), so a large delivery is held encoded, never as
+/// rows, until [`PartWriter::finish`] gives the file's bytes.
+pub struct PartWriter {
+    table: String,
+    columns: Vec<ColumnDef>,
+    schema: Arc<Schema>,
+    writer: ArrowWriter<Vec<u8>>,
+    rows: u64,
+}
+
+impl std::fmt::Debug for PartWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartWriter")
+            .field("table", &self.table)
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartWriter {
+    /// A new part of `table`'s `columns`.
+    pub fn new(table: &str, columns: &[ColumnDef]) -> Result<PartWriter, StoreError> {
+        let schema = schema(columns);
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props)).map_err(pq)?;
+        Ok(PartWriter {
+            table: table.to_owned(),
+            columns: columns.to_vec(),
+            schema,
+            writer,
+            rows: 0,
         })
-        .collect::<Result<_, _>>()?;
-    let batch = if columns.is_empty() {
-        RecordBatch::new_empty(schema.clone())
-    } else {
-        RecordBatch::try_new(schema.clone(), arrays).map_err(pq)?
-    };
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build();
-    let mut out = Vec::new();
-    let mut w = ArrowWriter::try_new(&mut out, schema, Some(props)).map_err(pq)?;
-    w.write(&batch).map_err(pq)?;
-    w.close().map_err(pq)?;
-    Ok(Bytes::from(out))
+    }
+
+    /// Encodes `rows` (one value per column each) into the part.
+    pub fn write(&mut self, rows: &[Vec<Datum>]) -> Result<(), StoreError> {
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match Kind::of(c.ty.as_deref()) {
+                k @ (Kind::Binary | Kind::FixedBinary(_) | Kind::Vector { .. }) => {
+                    typed_column(&self.table, k, &c.name, rows, i)
+                }
+                k => column(k, &c.name, rows, i),
+            })
+            .collect::<Result<_, _>>()?;
+        let batch = if self.columns.is_empty() {
+            RecordBatch::new_empty(self.schema.clone())
+        } else {
+            RecordBatch::try_new(self.schema.clone(), arrays).map_err(pq)?
+        };
+        self.writer.write(&batch).map_err(pq)?;
+        self.rows += rows.len() as u64;
+        Ok(())
+    }
+
+    /// How many rows it holds.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The finished Parquet file.
+    pub fn finish(self) -> Result<Bytes, StoreError> {
+        Ok(Bytes::from(self.writer.into_inner().map_err(pq)?))
+    }
 }
 
 fn datum(a: &dyn Array, kind: Kind, i: usize) -> Result<Datum, StoreError> {

@@ -1,9 +1,11 @@
 //! The DuckDB SQL that reads a table's current snapshot from outside dogana.
 //!
-//! A snapshot's parts are disjoint (a deletion rewrites the parts it touches, see
-//! `docs/store-decisions.md`), so the current rows are the union of the named Parquet files,
-//! nothing to deduplicate; files of one snapshot are read `union_by_name` so a part lacking a
-//! column reads NULLs. Decimal columns are stored as their exact text and cast back. The
+//! A keyless table's parts are disjoint, so its current rows are the union of the named
+//! Parquet files. A keyed table's parts may overlap (merge-on-read, see
+//! `docs/store-decisions.md`, "Deletions"): a row is current unless a later part holds its key,
+//! as a row or in a deletion part, so with more than one part the view keeps each part's rows
+//! whose key no later part names (one anti-join). Files of one snapshot are read by name, so a
+//! part lacking a column reads NULLs. Decimal columns are stored as their exact text and cast back. The
 //! regions come from the snapshot's ledger document, as `dogana_regions` of the SQL stores
 //! shows them.
 
@@ -28,6 +30,17 @@ pub fn current_snapshot_sql(lake: &Lake, table: &str) -> Result<Option<String>, 
         .iter()
         .map(|p| lake.root().object_url(&p.path).map(|u| literal(&u)))
         .collect::<Result<_, LakeError>>()?;
+    let keys: Vec<String> = columns
+        .iter()
+        .filter(|c| c.key)
+        .map(|c| quote_ident(&c.name))
+        .collect();
+    let row_urls: Vec<&String> = urls
+        .iter()
+        .zip(&parts)
+        .filter(|(_, p)| !p.deletes)
+        .map(|(u, _)| u)
+        .collect();
     let select: Vec<String> = columns
         .iter()
         .map(|c| {
@@ -46,7 +59,7 @@ pub fn current_snapshot_sql(lake: &Lake, table: &str) -> Result<Option<String>, 
         })
         .collect();
     let view = quote_ident(table);
-    let rows = if urls.is_empty() {
+    let rows = if row_urls.is_empty() {
         // no part: an empty table of the published columns
         let typed: Vec<String> = columns
             .iter()
@@ -62,11 +75,41 @@ pub fn current_snapshot_sql(lake: &Lake, table: &str) -> Result<Option<String>, 
             "CREATE OR REPLACE VIEW {view} AS SELECT {} WHERE false;",
             typed.join(", ")
         )
-    } else {
+    } else if keys.is_empty() || parts.len() == 1 {
+        let urls: Vec<&str> = row_urls.iter().map(|u| u.as_str()).collect();
         format!(
             "CREATE OR REPLACE VIEW {view} AS SELECT {} FROM read_parquet([{}], union_by_name = true);",
             select.join(", "),
             urls.join(", ")
+        )
+    } else {
+        // part i's row is current unless a part after i holds its key
+        let ord = "\"__dogana_part\"";
+        let rows: Vec<String> = urls
+            .iter()
+            .zip(&parts)
+            .enumerate()
+            .filter(|(_, (_, p))| !p.deletes)
+            .map(|(i, (u, _))| format!("SELECT *, {i} AS {ord} FROM read_parquet({u})"))
+            .collect();
+        let key_list = keys.join(", ");
+        let later: Vec<String> = urls
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, u)| format!("SELECT {key_list}, {i} AS {ord} FROM read_parquet({u})"))
+            .collect();
+        let on: Vec<String> = keys.iter().map(|k| format!("k.{k} = r.{k}")).collect();
+        format!(
+            "CREATE OR REPLACE VIEW {view} AS
+WITH \"__dogana_rows\" AS ({}),
+\"__dogana_keys\" AS ({})
+SELECT {} FROM \"__dogana_rows\" r
+WHERE NOT EXISTS (SELECT 1 FROM \"__dogana_keys\" k WHERE {} AND k.{ord} > r.{ord});",
+            rows.join("\nUNION ALL BY NAME "),
+            later.join("\nUNION ALL "),
+            select.join(", "),
+            on.join(" AND ")
         )
     };
     let regions = quote_ident(&format!("{table}__regions"));
