@@ -3,9 +3,10 @@
 //! A snapshot's parts are disjoint (a deletion rewrites the parts it touches, see
 //! `docs/store-decisions.md`), so the current rows are the union of the named Parquet files,
 //! nothing to deduplicate; files of one snapshot are read `union_by_name` so a part lacking a
-//! column reads NULLs. Decimal columns are stored as their exact text and cast back. The
-//! regions come from the snapshot's ledger document, as `dogana_regions` of the SQL stores
-//! shows them.
+//! column, or a struct field, reads NULLs (struct, list and map columns are DuckDB's STRUCT,
+//! list and MAP types as they are). Decimal columns are stored as their exact text and cast
+//! back. The regions come from the snapshot's ledger document, as `dogana_regions` of the SQL
+//! stores shows them.
 
 use dogana_receiver::sql::quote_ident;
 use dogana_receiver::StoreError;
@@ -96,6 +97,15 @@ fn typed(ty: &str) -> Option<String> {
 fn duck_type(ty: Option<&str>) -> String {
     if let Some(t) = ty.and_then(typed) {
         return t;
+    }
+    // rule: store.reconcile.nested-landing — a nested or variant column's DuckDB type, for
+    // the view of a snapshot with no part (the parts' own Struct, List and Map columns are
+    // read as they are, `union_by_name` giving a field a part lacks as NULL)
+    if let Some(t) = ty
+        .and_then(LakeType::parse)
+        .filter(crate::nested::is_nested)
+    {
+        return crate::nested::duck_type(&t);
     }
     match ty {
         Some("int") => "BIGINT".into(),
