@@ -1558,7 +1558,10 @@ impl Lake {
             // several tables change: one decision publishes them all
             let r = self.publish_together(&dirty);
             for (name, t) in &tables {
-                if t.fence.is_some() && !t.dirty {
+                // a publication that failed (a value refused at its encoding) releases its
+                // leases too; the release is conditioned on the acquisition's version, so it
+                // leaves a pointer this commit already moved as it is
+                if t.fence.is_some() && (!t.dirty || r.is_err()) {
                     let _ = self.release(name, t);
                 }
             }
@@ -1582,6 +1585,10 @@ impl Lake {
                 self.release(name, t).or(Ok(()))
             };
             if let Err(e) = r {
+                if t.dirty {
+                    // as above: a failed publication holds its lease no longer
+                    let _ = self.release(name, t);
+                }
                 first_err = Some(e);
             }
         }
