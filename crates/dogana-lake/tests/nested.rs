@@ -5,7 +5,7 @@
 //! Parquet Struct, List and Map columns and read back row by row; a struct that gains a field
 //! reads it null from the parts written before, and a fold merges those parts; a value that
 //! does not fit its stored type is refused naming table, path, stored and arriving type, with
-//! nothing written.
+//! nothing written; a variant column keeps each row's kind (`store.reconcile.variant`).
 
 use arrow_schema::DataType;
 use dogana::{Contract, Deletions, LogicalType, Shape};
@@ -14,7 +14,7 @@ use std::time::Duration;
 use dogana_lake::objects::Root;
 use dogana_lake::{Lake, LakeError, LakeOptions, MemoryLake};
 use dogana_receiver::conformance::{ts, Fixture, Harness, Job};
-use dogana_receiver::{Backend, Column, Layout, Open, Step, Store, StoreError, Txn};
+use dogana_receiver::{Backend, Column, Datum, Layout, Open, Step, Store, StoreError, Txn};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 /// The lake under a harness.
@@ -395,6 +395,60 @@ fn values_outside_the_stored_type_are_refused_naming_the_path<B: Inner>(name: &s
     }
     assert_eq!(written(), before, "no part and no snapshot written");
     assert_eq!(fx.state(T), state);
+}
+
+#[test]
+fn a_variant_keeps_the_kind_each_row_was_sent_as() {
+    // rule: store.reconcile.variant — one attribute sent as a string by one row and as an
+    // integer by another reads back with each row's kind, under one Struct column
+    let mut fx = Fixture::<Store<Lake>>::new("nested-variant");
+    let b = fx.r.backend_mut();
+    b.begin(Txn::Write, &[T]).unwrap();
+    b.execute(T, Step::Create(&[col("v", "variant")])).unwrap();
+    b.execute(T, Step::Drop).unwrap();
+    b.commit().unwrap();
+    fx.accept(&full(
+        &fx,
+        "a.ndjson",
+        "2026-10-10T06:00:00Z",
+        &[
+            (1, "2026-10-01T10:00:00Z", r#""v":"5""#),
+            (2, "2026-10-01T11:00:00Z", r#""v":5"#),
+            (3, "2026-10-01T12:00:00Z", r#""v":2.5"#),
+            (
+                4,
+                "2026-10-01T13:00:00Z",
+                r#""v":{"kind":"binary","binary":"aGk="}"#,
+            ),
+            (5, "2026-10-01T14:00:00Z", r#""v":true"#),
+        ],
+    ));
+    let snap = fx.r.read_consistent_rows(T).unwrap();
+    let (id, v) = (
+        snap.columns.iter().position(|c| c == "id").unwrap(),
+        snap.columns.iter().position(|c| c == "v").unwrap(),
+    );
+    let mut got: Vec<(Datum, Datum)> = snap
+        .rows
+        .iter()
+        .map(|r| (r[id].clone(), r[v].clone()))
+        .collect();
+    got.sort_by_key(|(i, _)| i.render().unwrap().parse::<i64>().unwrap());
+    assert_eq!(
+        got.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+        [
+            Datum::Text("5".into()),
+            Datum::Int(5),
+            Datum::Real(2.5),
+            Datum::Text(r#"{"binary":"aGk=","kind":"binary"}"#.into()),
+            Datum::Bool(true),
+        ]
+    );
+    let types = part_types(&mut fx, "v");
+    assert!(
+        matches!(&types[..], [DataType::Struct(f)] if f.len() == 6 && f[0].name() == "kind"),
+        "{types:?}"
+    );
 }
 
 #[test]
