@@ -1757,7 +1757,10 @@ impl Lake {
             // several tables change: one decision publishes them all
             let r = self.publish_together(&dirty);
             for (name, t) in &tables {
-                if t.fence.is_some() && !t.dirty {
+                // a publication that failed (a value refused at its encoding) releases its
+                // leases too; the release is conditioned on the acquisition's version, so it
+                // leaves a pointer this commit already moved as it is
+                if t.fence.is_some() && (!t.dirty || r.is_err()) {
                     let _ = self.release(name, t);
                 }
             }
@@ -1781,6 +1784,10 @@ impl Lake {
                 self.release(name, t).or(Ok(()))
             };
             if let Err(e) = r {
+                if t.dirty {
+                    // as above: a failed publication holds its lease no longer
+                    let _ = self.release(name, t);
+                }
                 first_err = Some(e);
             }
         }
@@ -2083,10 +2090,21 @@ impl Backend for Lake {
         let plain = columns.iter().all(|c| {
             !matches!(
                 parts::Kind::of(c.ty.as_deref()),
-                parts::Kind::Binary | parts::Kind::FixedBinary(_) | parts::Kind::Vector { .. }
+                parts::Kind::Binary
+                    | parts::Kind::FixedBinary(_)
+                    | parts::Kind::Vector { .. }
+                    | parts::Kind::Nested
             )
         });
-        let part = if plain {
+        // a column the stored schema holds in another kind lands in the stored type
+        // (`store.reconcile.stored-type`) from the values as they arrived: held as values too
+        let stored = self.table(table).map(|t| t.schema.clone()).unwrap_or_default();
+        let same = columns.iter().all(|c| {
+            stored.iter().find(|s| s.name == c.name).is_none_or(|s| {
+                parts::Kind::of(s.ty.as_deref()) == parts::Kind::of(c.ty.as_deref())
+            })
+        });
+        let part = if plain && same {
             Some(StagedPart {
                 writer: Some(parts::PartWriter::new(table, &columns)?),
                 columns,

@@ -5,8 +5,11 @@
 //! FixedSizeBinary(n) from padded base64 text, `vector(n,f32)` and `vector(n,f16)` a
 //! dimension-n FixedSizeList of Float32 or Float16 (half width in Parquet,
 //! `store.reconcile.half-width`) from a JSON number array of n numbers; any other value is
-//! `StoreSchemaIncompatible`. They read back as the same text. (A dogana contract declares
-//! none of them yet: they reach the lake through its port.)
+//! `StoreSchemaIncompatible`. They read back as the same text. Struct, list, map and
+//! variant columns land from JSON as Arrow Struct, List and Map columns (`crate::nested`,
+//! `store.reconcile.nested-landing`, `store.reconcile.variant`). (A dogana contract declares
+//! none of them: they reach the lake through its port, and a delivery's undeclared column
+//! lands in the one the stored schema holds, `store.reconcile.stored-type`.)
 
 use std::sync::Arc;
 
@@ -32,6 +35,7 @@ use parquet::file::properties::WriterProperties;
 
 use crate::lattice::LakeType;
 use crate::layout::ColumnDef;
+use crate::nested;
 use crate::LakeError;
 
 /// The physical kind of a column.
@@ -60,6 +64,8 @@ pub enum Kind {
         /// Float16 elements.
         half: bool,
     },
+    /// A struct, list, map or variant column (`crate::nested`), from JSON.
+    Nested,
 }
 
 impl Kind {
@@ -78,6 +84,7 @@ impl Kind {
                     dim: dim.min(i32::MAX as u32) as i32,
                     half,
                 },
+                Some(t) if nested::is_nested(&t) => Kind::Nested,
                 _ => Kind::Text,
             },
         }
@@ -85,6 +92,7 @@ impl Kind {
 
     fn arrow(self) -> DataType {
         match self {
+            Kind::Nested => unreachable!("a nested column's Arrow type is its lattice type's"),
             Kind::Int => DataType::Int64,
             Kind::Float => DataType::Float64,
             Kind::Bool => DataType::Boolean,
@@ -129,12 +137,23 @@ fn pq(e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
     StoreError::backend("lake", e)
 }
 
+/// The lattice type of a nested or variant column (None: another kind).
+fn nested_type(ty: Option<&str>) -> Option<LakeType> {
+    ty.and_then(LakeType::parse).filter(nested::is_nested)
+}
+
 /// The Arrow schema of a table's columns.
 pub fn schema(columns: &[ColumnDef]) -> Arc<Schema> {
     Arc::new(Schema::new(
         columns
             .iter()
-            .map(|c| Field::new(&c.name, Kind::of(c.ty.as_deref()).arrow(), !c.key))
+            .map(|c| {
+                let ty = match nested_type(c.ty.as_deref()) {
+                    Some(t) => nested::arrow_type(&t),
+                    None => Kind::of(c.ty.as_deref()).arrow(),
+                };
+                Field::new(&c.name, ty, !c.key)
+            })
             .collect::<Vec<_>>(),
     ))
 }
@@ -402,6 +421,13 @@ impl PartWriter {
                 k @ (Kind::Binary | Kind::FixedBinary(_) | Kind::Vector { .. }) => {
                     typed_column(&self.table, k, &c.name, rows, i)
                 }
+                // rule: store.reconcile.nested-landing — objects and arrays land as Struct,
+                // List and Map columns; rule: store.reconcile.variant — a variant as its one
+                // Struct
+                Kind::Nested => match nested_type(c.ty.as_deref()) {
+                    Some(t) => nested::column(&self.table, &c.name, &t, rows, i),
+                    None => Err(corrupt(format!("{:?} is not a nested type", c.ty))),
+                },
                 k => column(k, &c.name, rows, i),
             })
             .collect::<Result<_, _>>()?;
@@ -521,6 +547,7 @@ fn datum(a: &dyn Array, kind: Kind, i: usize) -> Result<Datum, StoreError> {
             };
             Datum::Text(serde_json::to_string(&items).map_err(pq)?)
         }
+        Kind::Nested => return Err(corrupt("a nested column is read by its lattice type")),
     })
 }
 
@@ -531,6 +558,10 @@ pub fn decode(columns: &[ColumnDef], bytes: Bytes) -> Result<Vec<Vec<Datum>>, St
         .map_err(pq)?
         .build()
         .map_err(pq)?;
+    let types: Vec<Option<LakeType>> = columns
+        .iter()
+        .map(|c| nested_type(c.ty.as_deref()))
+        .collect();
     let mut rows = Vec::new();
     for batch in reader {
         let batch = batch.map_err(pq)?;
@@ -541,9 +572,10 @@ pub fn decode(columns: &[ColumnDef], bytes: Bytes) -> Result<Vec<Vec<Datum>>, St
         for i in 0..batch.num_rows() {
             let mut row = Vec::with_capacity(columns.len());
             for (c, a) in columns.iter().zip(&cols) {
-                row.push(match a {
-                    None => Datum::Null,
-                    Some(a) => datum(a.as_ref(), Kind::of(c.ty.as_deref()), i)?,
+                row.push(match (a, &types[row.len()]) {
+                    (None, _) => Datum::Null,
+                    (Some(a), Some(t)) => nested::datum_at(a.as_ref(), t, i)?,
+                    (Some(a), None) => datum(a.as_ref(), Kind::of(c.ty.as_deref()), i)?,
                 });
             }
             rows.push(row);

@@ -4,10 +4,11 @@
 //! Parquet files. A keyed table's parts may overlap (merge-on-read, see
 //! `docs/store-decisions.md`, "Deletions"): a row is current unless a later part holds its key,
 //! as a row or in a deletion part, so with more than one part the view keeps each part's rows
-//! whose key no later part names (one anti-join). Files of one snapshot are read by name, so a
-//! part lacking a column reads NULLs. Decimal columns are stored as their exact text and cast back. The
-//! regions come from the snapshot's ledger document, as `dogana_regions` of the SQL stores
-//! shows them.
+//! whose key no later part names (one anti-join on the key and the part's place). The files
+//! of one snapshot are read `union_by_name`, so a part lacking a column, or a struct field,
+//! reads NULLs (struct, list and map columns are DuckDB's STRUCT, list and MAP types as they
+//! are). Decimal columns are stored as their exact text and cast back. The regions come from
+//! the snapshot's ledger document, as `dogana_regions` of the SQL stores shows them.
 
 use dogana_receiver::sql::quote_ident;
 use dogana_receiver::StoreError;
@@ -85,29 +86,27 @@ pub fn current_snapshot_sql(lake: &Lake, table: &str) -> Result<Option<String>, 
     } else {
         // part i's row is current unless a part after i holds its key
         let ord = "\"__dogana_part\"";
-        let rows: Vec<String> = urls
-            .iter()
-            .zip(&parts)
-            .enumerate()
-            .filter(|(_, (_, p))| !p.deletes)
-            .map(|(i, (u, _))| format!("SELECT *, {i} AS {ord} FROM read_parquet({u})"))
-            .collect();
-        let key_list = keys.join(", ");
-        let later: Vec<String> = urls
+        let file = "\"__dogana_file\"";
+        let places: Vec<String> = urls
             .iter()
             .enumerate()
-            .skip(1)
-            .map(|(i, u)| format!("SELECT {key_list}, {i} AS {ord} FROM read_parquet({u})"))
+            .map(|(i, u)| format!("({u}, {i})"))
             .collect();
+        let later: Vec<&str> = urls.iter().skip(1).map(String::as_str).collect();
+        let row_urls: Vec<&str> = row_urls.iter().map(|u| u.as_str()).collect();
+        let key_list: Vec<String> = keys.iter().map(|k| format!("p.{k}")).collect();
         let on: Vec<String> = keys.iter().map(|k| format!("k.{k} = r.{k}")).collect();
         format!(
             "CREATE OR REPLACE VIEW {view} AS
-WITH \"__dogana_rows\" AS ({}),
-\"__dogana_keys\" AS ({})
+WITH \"__dogana_places\"(f, {ord}) AS (VALUES {}),
+\"__dogana_rows\" AS (SELECT p.*, n.{ord} FROM read_parquet([{}], union_by_name = true, filename = '__dogana_file') p JOIN \"__dogana_places\" n ON p.{file} = n.f),
+\"__dogana_keys\" AS (SELECT {}, n.{ord} FROM read_parquet([{}], union_by_name = true, filename = '__dogana_file') p JOIN \"__dogana_places\" n ON p.{file} = n.f)
 SELECT {} FROM \"__dogana_rows\" r
 WHERE NOT EXISTS (SELECT 1 FROM \"__dogana_keys\" k WHERE {} AND k.{ord} > r.{ord});",
-            rows.join("\nUNION ALL BY NAME "),
-            later.join("\nUNION ALL "),
+            places.join(", "),
+            row_urls.join(", "),
+            key_list.join(", "),
+            later.join(", "),
             select.join(", "),
             on.join(" AND ")
         )
@@ -139,6 +138,15 @@ fn typed(ty: &str) -> Option<String> {
 fn duck_type(ty: Option<&str>) -> String {
     if let Some(t) = ty.and_then(typed) {
         return t;
+    }
+    // rule: store.reconcile.nested-landing — a nested or variant column's DuckDB type, for
+    // the view of a snapshot with no part (the parts' own Struct, List and Map columns are
+    // read as they are, `union_by_name` giving a field a part lacks as NULL)
+    if let Some(t) = ty
+        .and_then(LakeType::parse)
+        .filter(crate::nested::is_nested)
+    {
+        return crate::nested::duck_type(&t);
     }
     match ty {
         Some("int") => "BIGINT".into(),
