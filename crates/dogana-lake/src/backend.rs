@@ -23,8 +23,8 @@ use bytes::Bytes;
 use chrono::Utc;
 use dogana::{Outcome, Receipt, Value, Wire};
 use dogana_receiver::{
-    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
-    StoreError, Txn,
+    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Row, Staged,
+    Step, StoreError, Txn,
 };
 
 use crate::lattice::{self, Conflict, LakeType};
@@ -2087,18 +2087,13 @@ impl Backend for Lake {
             .collect();
         // the lattice's typed columns check each value as it is encoded: held as values,
         // they are encoded (and refused) only once published, as before
-        let plain = columns.iter().all(|c| {
-            !matches!(
-                parts::Kind::of(c.ty.as_deref()),
-                parts::Kind::Binary
-                    | parts::Kind::FixedBinary(_)
-                    | parts::Kind::Vector { .. }
-                    | parts::Kind::Nested
-            )
-        });
+        let plain = parts::PartWriter::plain(&columns);
         // a column the stored schema holds in another kind lands in the stored type
         // (`store.reconcile.stored-type`) from the values as they arrived: held as values too
-        let stored = self.table(table).map(|t| t.schema.clone()).unwrap_or_default();
+        let stored = self
+            .table(table)
+            .map(|t| t.schema.clone())
+            .unwrap_or_default();
         let same = columns.iter().all(|c| {
             stored.iter().find(|s| s.name == c.name).is_none_or(|s| {
                 parts::Kind::of(s.ty.as_deref()) == parts::Kind::of(c.ty.as_deref())
@@ -2134,22 +2129,18 @@ impl Backend for Lake {
             .staged
             .get_mut(table)
             .ok_or_else(|| corrupt(format!("no staging area for {table:?}")))?;
-        let mut live = Vec::with_capacity(batch.len());
-        for row in batch.rows() {
-            let values: Vec<Datum> = (0..row.len()).map(|i| staged_datum(row.get(i))).collect();
-            if row.tombstone {
-                s.tombstones.push(values);
-            } else {
-                live.push(values);
-            }
-        }
+        let hold = |row: Row<'_>| -> Vec<Datum> {
+            (0..row.len()).map(|i| staged_datum(row.get(i))).collect()
+        };
+        s.tombstones
+            .extend(batch.rows().filter(|r| r.tombstone).map(hold));
         // a NULL key (which the engine's checks refuse) cannot be encoded in a key column:
         // such a delivery is held as values, as typed columns are
         if let Some(p) = s.part.as_mut() {
             let keys: Vec<usize> = (0..p.columns.len()).filter(|i| p.columns[*i].key).collect();
-            if live
-                .iter()
-                .any(|r| keys.iter().any(|i| r.get(*i) == Some(&Datum::Null)))
+            if batch
+                .rows()
+                .any(|r| !r.tombstone && keys.iter().any(|i| r.get(*i) == Staged::Null))
             {
                 let (bytes, _) = p.sealed()?;
                 s.rows = parts::decode(&p.columns, bytes)?;
@@ -2158,10 +2149,13 @@ impl Backend for Lake {
         }
         match s.part.as_mut() {
             Some(p) => match p.writer.as_mut() {
-                Some(w) => w.write(&live)?,
+                // the staged part's columns are the layout's, in its order
+                Some(w) => w.write_batch(batch, &(0..p.columns.len()).collect::<Vec<_>>())?,
                 None => return Err(corrupt("rows staged after the staged part was sealed")),
             },
-            None => s.rows.extend(live),
+            None => s
+                .rows
+                .extend(batch.rows().filter(|r| !r.tombstone).map(hold)),
         }
         Ok(())
     }

@@ -27,11 +27,12 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use base64::Engine as _;
 use bytes::Bytes;
 use dogana::{Date, LogicalType, Timestamp};
-use dogana_receiver::{Datum, StoreError};
+use dogana_receiver::{Batch, Datum, Staged, StoreError};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 
 use crate::lattice::LakeType;
 use crate::layout::ColumnDef;
@@ -279,79 +280,111 @@ fn typed_column(
     })
 }
 
-fn column(kind: Kind, name: &str, rows: &[Vec<Datum>], i: usize) -> Result<ArrayRef, StoreError> {
-    let bad = |d: &Datum| {
+/// A value of a row held as [`Datum`]s, as the borrowed [`Staged`] a batch gives.
+fn staged(d: &Datum) -> Staged<'_> {
+    match d {
+        Datum::Null => Staged::Null,
+        Datum::Int(v) => Staged::Int(*v),
+        Datum::Real(v) => Staged::Real(*v),
+        Datum::Bool(v) => Staged::Bool(*v),
+        Datum::Text(s) => Staged::Text(s),
+        Datum::Date(d) => Staged::Date(*d),
+        Datum::Datetime(t) => Staged::Datetime(*t),
+    }
+}
+
+/// The text a non-text value takes in a text column.
+fn render(v: Staged<'_>) -> Option<String> {
+    match v {
+        Staged::Null => None,
+        Staged::Int(v) => Datum::Int(v).render(),
+        Staged::Real(v) => Datum::Real(v).render(),
+        Staged::Bool(v) => Datum::Bool(v).render(),
+        Staged::Text(s) => Some(s.to_owned()),
+        Staged::Date(d) => Datum::Date(d).render(),
+        Staged::Datetime(t) => Datum::Datetime(t).render(),
+    }
+}
+
+/// One column of a plain kind from its `n` values.
+fn column<'a>(
+    kind: Kind,
+    name: &str,
+    n: usize,
+    values: impl Iterator<Item = Staged<'a>>,
+) -> Result<ArrayRef, StoreError> {
+    let bad = |d: &Staged<'_>| {
         corrupt(format!(
             "column {name:?} of kind {kind:?} cannot hold {d:?}"
         ))
     };
     Ok(match kind {
         Kind::Int => {
-            let mut b = Int64Builder::with_capacity(rows.len());
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Int(v) => b.append_value(*v),
-                    d => return Err(bad(d)),
+            let mut b = Int64Builder::with_capacity(n);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Int(v) => b.append_value(v),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Float => {
-            let mut b = Float64Builder::with_capacity(rows.len());
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Real(v) => b.append_value(*v),
-                    Datum::Int(v) => b.append_value(*v as f64),
-                    d => return Err(bad(d)),
+            let mut b = Float64Builder::with_capacity(n);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Real(v) => b.append_value(v),
+                    Staged::Int(v) => b.append_value(v as f64),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Bool => {
-            let mut b = BooleanBuilder::with_capacity(rows.len());
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Bool(v) => b.append_value(*v),
-                    d => return Err(bad(d)),
+            let mut b = BooleanBuilder::with_capacity(n);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Bool(v) => b.append_value(v),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Date => {
-            let mut b = Date32Builder::with_capacity(rows.len());
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Date(d) => b.append_value(
+            let mut b = Date32Builder::with_capacity(n);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Date(d) => b.append_value(
                         i32::try_from(d.days_since_epoch())
                             .map_err(|_| corrupt(format!("date {d} out of range")))?,
                     ),
-                    d => return Err(bad(d)),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Datetime => {
-            let mut b = TimestampMicrosecondBuilder::with_capacity(rows.len()).with_timezone("UTC");
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Datetime(t) => b.append_value(t.as_micros()),
-                    d => return Err(bad(d)),
+            let mut b = TimestampMicrosecondBuilder::with_capacity(n).with_timezone("UTC");
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Datetime(t) => b.append_value(t.as_micros()),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Text => {
-            let mut b = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Text(s) => b.append_value(s),
-                    d => match d.render() {
+            let mut b = StringBuilder::with_capacity(n, n * 8);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Text(s) => b.append_value(s),
+                    d => match render(d) {
                         Some(s) => b.append_value(s),
                         None => b.append_null(),
                     },
@@ -398,9 +431,21 @@ impl PartWriter {
     /// A new part of `table`'s `columns`.
     pub fn new(table: &str, columns: &[ColumnDef]) -> Result<PartWriter, StoreError> {
         let schema = schema(columns);
-        let props = WriterProperties::builder()
+        // dictionaries where values repeat (text, dates, booleans): an integer, float or
+        // instant column is mostly distinct values, whose interning costs and saves nothing
+        let mut props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
-            .build();
+            .set_dictionary_enabled(false);
+        for c in columns {
+            if matches!(
+                Kind::of(c.ty.as_deref()),
+                Kind::Text | Kind::Date | Kind::Bool
+            ) {
+                props =
+                    props.set_column_dictionary_enabled(ColumnPath::from(c.name.as_str()), true);
+            }
+        }
+        let props = props.build();
         let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props)).map_err(pq)?;
         Ok(PartWriter {
             table: table.to_owned(),
@@ -428,7 +473,7 @@ impl PartWriter {
                     Some(t) => nested::column(&self.table, &c.name, &t, rows, i),
                     None => Err(corrupt(format!("{:?} is not a nested type", c.ty))),
                 },
-                k => column(k, &c.name, rows, i),
+                k => column(k, &c.name, rows.len(), rows.iter().map(|r| staged(&r[i]))),
             })
             .collect::<Result<_, _>>()?;
         let batch = if self.columns.is_empty() {
@@ -439,6 +484,41 @@ impl PartWriter {
         self.writer.write(&batch).map_err(pq)?;
         self.rows += rows.len() as u64;
         Ok(())
+    }
+
+    /// Encodes the live rows of `batch` into the part: column `i` of the part is the batch's
+    /// value `at[i]`. Plain kinds only (see [`PartWriter::plain`]): nothing is copied into
+    /// rows of values first.
+    pub fn write_batch(&mut self, batch: &Batch, at: &[usize]) -> Result<(), StoreError> {
+        let n = batch.rows().filter(|r| !r.tombstone).count();
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter()
+            .zip(at)
+            .map(|(c, &i)| {
+                let live = batch.rows().filter(|r| !r.tombstone).map(|r| r.get(i));
+                column(Kind::of(c.ty.as_deref()), &c.name, n, live)
+            })
+            .collect::<Result<_, _>>()?;
+        let batch = if self.columns.is_empty() {
+            RecordBatch::new_empty(self.schema.clone())
+        } else {
+            RecordBatch::try_new(self.schema.clone(), arrays).map_err(pq)?
+        };
+        self.writer.write(&batch).map_err(pq)?;
+        self.rows += n as u64;
+        Ok(())
+    }
+
+    /// Whether every column is of a plain kind (no typed or nested column), as
+    /// [`PartWriter::write_batch`] needs.
+    pub fn plain(columns: &[ColumnDef]) -> bool {
+        columns.iter().all(|c| {
+            !matches!(
+                Kind::of(c.ty.as_deref()),
+                Kind::Binary | Kind::FixedBinary(_) | Kind::Vector { .. } | Kind::Nested
+            )
+        })
     }
 
     /// How many rows it holds.
