@@ -86,7 +86,10 @@ pub struct FoldReport {
     pub parts_after: usize,
     /// How many merges of 4 parts into one the fold made.
     pub merges: usize,
-    /// Bytes of the parts merged away.
+    /// How many parts it rewrote alone, dropping the rows later parts shadow (a part of a
+    /// keyed table a quarter or more of whose rows are no longer current).
+    pub rewritten: usize,
+    /// Bytes of the parts merged away or rewritten.
     pub bytes_merged: u64,
     /// Bytes of the parts the fold wrote.
     pub bytes_written: u64,
@@ -189,11 +192,14 @@ impl Part {
 /// key no later part holds, as a row or a deletion (a deletion part: none).
 fn current_rows(
     key_at: &[usize],
+    overlapping: bool,
     parts: Vec<(bool, Vec<Vec<Datum>>)>,
 ) -> Result<Vec<Vec<Vec<Datum>>>, StoreError> {
-    if key_at.is_empty() {
+    if key_at.is_empty() || !overlapping {
         if parts.iter().any(|(deletes, _)| *deletes) {
-            return Err(corrupt("a deletion part in a table without a key"));
+            return Err(corrupt(
+                "a deletion part in a snapshot whose parts do not overlap",
+            ));
         }
         return Ok(parts.into_iter().map(|(_, rows)| rows).collect());
     }
@@ -253,6 +259,8 @@ struct TableTxn {
     group: Option<Vec<String>>,
     /// The stored schema (see [`SnapshotManifest::schema`]).
     schema: Vec<ColumnDef>,
+    /// Whether the parts may overlap (see [`SnapshotManifest::overlapping`]).
+    overlapping: bool,
     dirty: bool,
 }
 
@@ -672,6 +680,7 @@ impl Lake {
             receipt: None,
             group: None,
             schema: Vec::new(),
+            overlapping: false,
             dirty: false,
         };
         if let Some(key) = &t.head_key {
@@ -688,6 +697,7 @@ impl Lake {
             t.receipts = s.receipts;
             t.accepted = s.accepted;
             t.group = s.group;
+            t.overlapping = s.overlapping;
         }
         Ok(t)
     }
@@ -1123,9 +1133,9 @@ impl Lake {
             "tables/{dir}/snapshots/{fence:020}-{}.json",
             uuid::Uuid::new_v4().simple()
         );
-        let keyed = columns.as_deref().is_some_and(|c| c.iter().any(|c| c.key));
+        let overlapping = t.overlapping && (parts.len() > 1 || parts.iter().any(|p| p.deletes));
         let manifest = SnapshotManifest {
-            format_version: Some(layout::snapshot_format_text(keyed && parts.len() > 1)),
+            format_version: Some(layout::snapshot_format_text(overlapping)),
             table: table.to_owned(),
             parent: t.head_key.clone(),
             fence,
@@ -1141,6 +1151,7 @@ impl Lake {
             }),
             group: t.group.clone(),
             schema: Some(t.schema.clone()),
+            overlapping,
         };
         self.root.put(&key, json(&manifest)?)?;
         Ok(key)
@@ -1159,6 +1170,46 @@ impl Lake {
             }
             None => Ok(s.rows.clone()),
         }
+    }
+
+    /// For each part of `t`, which of its rows are current: no later part holds the row's
+    /// key (as a row or a deletion). Reads only the key columns of every part.
+    fn current_flags(
+        &self,
+        t: &TableTxn,
+        columns: &[ColumnDef],
+    ) -> Result<Vec<Vec<bool>>, StoreError> {
+        let keys = key_defs(columns);
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut out = vec![Vec::new(); t.parts.len()];
+        for (i, p) in t.parts.iter().enumerate().rev() {
+            let rows = match p {
+                Part::Ref(r) => {
+                    let Some(b) = self.root.get(&r.path)? else {
+                        return Err(self.missing_part(t.head_key.as_deref(), &r.path));
+                    };
+                    parts::decode(&keys, b)?
+                }
+                Part::Deletes(k) => k.clone(),
+                other => {
+                    let at = key_positions(columns);
+                    self.part_rows(t, other)?
+                        .into_iter()
+                        .map(|r| at.iter().map(|i| r[*i].clone()).collect())
+                        .collect()
+                }
+            };
+            if p.is_deletes() {
+                seen.extend(rows.into_iter().map(|k| key_text(k.into_iter())));
+                continue;
+            }
+            let mut flags = vec![false; rows.len()];
+            for (j, k) in rows.into_iter().enumerate().rev() {
+                flags[j] = seen.insert(key_text(k.into_iter()));
+            }
+            out[i] = flags;
+        }
+        Ok(out)
     }
 
     /// Writes one new Parquet part of `rows` (of `columns`) under a fresh key: its reference.
@@ -1219,7 +1270,7 @@ impl Lake {
             .iter()
             .map(|p| Ok((p.is_deletes(), self.part_rows(t, p)?)))
             .collect::<Result<Vec<_>, StoreError>>()?;
-        current_rows(&key_positions(cols), decoded)
+        current_rows(&key_positions(cols), t.overlapping, decoded)
     }
 
     /// The rows a part holds as written (a deletion part: its keys), current or not.
@@ -1313,21 +1364,30 @@ impl Lake {
     /// The published state of `table`, as a reader of the store sees it now: its columns and
     /// the keys of its Parquet parts (for outside readers, [`crate::sql`]).
     pub fn published(&self, table: &str) -> Result<Option<Published>, StoreError> {
+        Ok(self.published_snapshot(table)?.map(|(p, _)| p))
+    }
+
+    /// [`Lake::published`], and whether the parts may overlap (a keyed table's later part
+    /// shadowing an earlier one's rows: [`SnapshotManifest::overlapping`]).
+    pub fn published_snapshot(&self, table: &str) -> Result<Option<(Published, bool)>, StoreError> {
         let p = self.read_head(table)?;
         let t = self.load(table, p)?;
-        Ok(t.columns.map(|c| {
-            (
-                c,
-                t.parts
-                    .into_iter()
-                    .filter_map(|p| match p {
-                        Part::Ref(r) => Some(r),
-                        Part::Rows(_) | Part::Deletes(_) | Part::Encoded(..) => None,
-                    })
-                    .collect(),
-                t.ledger,
-            )
-        }))
+        let overlapping = t.overlapping;
+        Ok(t.columns
+            .map(|c| {
+                (
+                    c,
+                    t.parts
+                        .into_iter()
+                        .filter_map(|p| match p {
+                            Part::Ref(r) => Some(r),
+                            Part::Rows(_) | Part::Deletes(_) | Part::Encoded(..) => None,
+                        })
+                        .collect(),
+                    t.ledger,
+                )
+            })
+            .map(|p| (p, overlapping)))
     }
 
     /// Folds `table` under its compaction lease (the table's write lease): merges 4 parts of
@@ -1346,6 +1406,7 @@ impl Lake {
                 parts_before: 0,
                 parts_after: 0,
                 merges: 0,
+                rewritten: 0,
                 bytes_merged: 0,
                 bytes_written: 0,
                 snapshot: None,
@@ -1375,6 +1436,7 @@ impl Lake {
             parts_before: t.parts.len(),
             parts_after: t.parts.len(),
             merges: 0,
+            rewritten: 0,
             bytes_merged: 0,
             bytes_written: 0,
             snapshot: None,
@@ -1403,9 +1465,6 @@ impl Lake {
             .collect();
         let counts: Vec<u64> = row_parts.iter().map(|i| t.parts[*i].len()).collect();
         let merges = plan_merges(&counts);
-        if merges.is_empty() {
-            return Ok(report);
-        }
         // which row parts each merged part is made of (positions in `t.parts`)
         let mut groups: Vec<Vec<usize>> = row_parts.iter().map(|i| vec![*i]).collect();
         for m in &merges {
@@ -1416,27 +1475,75 @@ impl Lake {
             groups.insert(m[0], merged);
         }
         let merged: Vec<Vec<usize>> = groups.into_iter().filter(|g| g.len() > 1).collect();
+        // which rows of each part are current (None: all, the parts are disjoint)
+        let current = if t.overlapping {
+            Some(self.current_flags(&t, &columns)?)
+        } else {
+            None
+        };
+        let shadowed = |i: usize| -> usize {
+            current
+                .as_ref()
+                .map_or(0, |c| c[i].iter().filter(|x| !**x).count())
+        };
+        // a part outside every merge a quarter or more of whose rows are shadowed is
+        // rewritten alone with its current rows: a part is rewritten only after a quarter of
+        // its size was delivered again, so this adds at most 4x to the write amplification
+        let rewrite: Vec<usize> = row_parts
+            .iter()
+            .copied()
+            .filter(|i| !merged.iter().flatten().any(|m| m == i))
+            .filter(|i| {
+                let n = shadowed(*i);
+                n > 0 && 4 * n as u64 >= t.parts[*i].len()
+            })
+            .collect();
+        if merges.is_empty() && rewrite.is_empty() {
+            return Ok(report);
+        }
         // A merged part holds its members' current rows and takes the place of its newest
         // member: a shadowed row is dropped (a later part holds its key), a current one stays
         // after every part holding an older copy of its key, and no part after it holds that
-        // key — so every row that was current stays current, and nothing else becomes so.
-        let earliest = merged.iter().flatten().min().copied().unwrap_or(0);
-        let current = self.current_by_part(&t, earliest)?;
-        let mut out = Vec::with_capacity(t.parts.len());
-        for (i, p) in t.parts.iter().enumerate() {
-            let Some(g) = merged.iter().find(|g| g.contains(&i)) else {
-                out.push(p.clone()); // rule: store.fold.carry-by-reference
-                continue;
-            };
-            if g.iter().max() != Some(&i) {
-                continue;
+        // key — so every row that was current stays current, and nothing else becomes so. A
+        // rewritten part keeps its place and its current rows.
+        let current_of = |i: usize, rows: Vec<Vec<Datum>>| -> Vec<Vec<Datum>> {
+            match &current {
+                None => rows,
+                Some(c) => rows
+                    .into_iter()
+                    .zip(&c[i])
+                    .filter(|(_, keep)| **keep)
+                    .map(|(r, _)| r)
+                    .collect(),
             }
+        };
+        let mut out = Vec::with_capacity(t.parts.len());
+        let mut stale_left = false;
+        for (i, p) in t.parts.iter().enumerate() {
+            let members: Vec<usize> = match merged.iter().find(|g| g.contains(&i)) {
+                Some(g) if g.iter().max() != Some(&i) => continue,
+                Some(g) => g
+                    .iter()
+                    .copied()
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect(),
+                None if rewrite.contains(&i) => {
+                    report.rewritten += 1;
+                    vec![i]
+                }
+                None => {
+                    stale_left |= !p.is_deletes() && shadowed(i) > 0;
+                    out.push(p.clone()); // rule: store.fold.carry-by-reference
+                    continue;
+                }
+            };
             let mut rows = Vec::new();
-            for m in g.iter().copied().collect::<std::collections::BTreeSet<_>>() {
+            for m in members {
                 if let Part::Ref(r) = &t.parts[m] {
                     report.bytes_merged += r.bytes;
                 }
-                rows.extend(current[m - earliest].iter().cloned());
+                rows.extend(current_of(m, self.part_rows(&t, &t.parts[m])?));
             }
             if rows.is_empty() {
                 continue;
@@ -1446,7 +1553,13 @@ impl Lake {
             report.bytes_written += r.bytes;
             out.push(Part::Ref(r));
         }
-        // a deletion part before every row part shadows nothing
+        // deletion parts shadow only rows that are not current: with none left, none is
+        // needed and the parts are disjoint; otherwise one before every row part shadows
+        // nothing
+        let overlapping = t.overlapping && stale_left;
+        if !overlapping {
+            out.retain(|p| !p.is_deletes());
+        }
         while out.first().is_some_and(Part::is_deletes) {
             out.remove(0);
         }
@@ -1455,6 +1568,7 @@ impl Lake {
         self.lease_lost(table, &t)?;
         let mut next = t;
         next.parts = out;
+        next.overlapping = overlapping;
         next.receipt = None;
         let key = self.prepare(table, &next)?;
         let (pointer, version) = self
@@ -1739,7 +1853,7 @@ impl Lake {
             };
             decoded.push((p.deletes, rows));
         }
-        Ok(current_rows(&key_positions(&cols), decoded)?
+        Ok(current_rows(&key_positions(&cols), s.overlapping, decoded)?
             .into_iter()
             .flatten()
             .collect())
@@ -1867,6 +1981,7 @@ impl Lake {
         let t = self.table(table)?;
         let out = f(&mut rows, &mut t.columns, &mut t.ledger);
         t.parts = vec![Part::Rows(rows)];
+        t.overlapping = false;
         t.dirty = true;
         Ok(out)
     }
@@ -2234,18 +2349,21 @@ impl Backend for Lake {
                 t.schema = schema;
                 t.columns = Some(published);
                 t.parts.clear();
+                t.overlapping = false;
                 t.dirty = true;
             }
             Step::Drop => {
                 let t = self.table(table)?;
                 t.columns = None;
                 t.parts.clear();
+                t.overlapping = false;
                 t.dirty = true;
             }
             Step::BeginBulk(_) | Step::Indexes(_) => {}
             Step::DeleteAll => {
                 let t = self.table(table)?;
                 t.parts.clear();
+                t.overlapping = false;
                 t.dirty = true;
             }
             Step::DeleteWindow(column, window) => {
@@ -2268,6 +2386,7 @@ impl Backend for Lake {
                     if !keys.is_empty() {
                         let t = self.table(table)?;
                         t.parts.push(Part::Deletes(keys));
+                        t.overlapping = true;
                         t.dirty = true;
                     }
                 }
@@ -2307,6 +2426,7 @@ impl Backend for Lake {
                     if !keys.is_empty() {
                         let t = self.table(table)?;
                         t.parts.push(Part::Deletes(keys));
+                        t.overlapping = true;
                         t.dirty = true;
                     }
                     return Ok(());
@@ -2397,6 +2517,9 @@ impl Backend for Lake {
                 };
                 let t = self.table(table)?;
                 if let Some(part) = part {
+                    // a keyed table's new rows may shadow rows of its earlier parts
+                    let keyed = t.columns.iter().flatten().any(|c| c.key);
+                    t.overlapping |= keyed && !t.parts.is_empty();
                     t.parts.push(part);
                 }
                 t.dirty = true;

@@ -242,6 +242,12 @@ pub struct SnapshotManifest {
     /// ever a key. Absent in snapshots before part 1b: then the published columns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Vec<ColumnDef>>,
+    /// Whether its parts may overlap: a keyed table's later part (of rows or deletions)
+    /// shadows an earlier part's rows of the same key, so readers keep each key's newest row.
+    /// Absent: the parts are disjoint (a keyless table, one part, or a fold that left no
+    /// shadowed row). Such a snapshot is written in [`OVERLAPPING_FORMAT`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overlapping: bool,
 }
 
 /// `tables/<t>/receipts/seq/<seq>/<fence>.json`: one receipt, written before the pointer

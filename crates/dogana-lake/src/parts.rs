@@ -29,7 +29,7 @@ use bytes::Bytes;
 use dogana::{Date, LogicalType, Timestamp};
 use dogana_receiver::{Batch, Datum, Staged, StoreError};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
@@ -634,10 +634,19 @@ fn datum(a: &dyn Array, kind: Kind, i: usize) -> Result<Datum, StoreError> {
 /// The rows of one Parquet part, in the columns given (by name; a column the part lacks
 /// reads as NULL).
 pub fn decode(columns: &[ColumnDef], bytes: Bytes) -> Result<Vec<Vec<Datum>>, StoreError> {
-    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
-        .map_err(pq)?
-        .build()
-        .map_err(pq)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(pq)?;
+    // only the columns asked for are read (a deletion part's keys, a key scan)
+    let roots: Vec<usize> = builder
+        .parquet_schema()
+        .root_schema()
+        .get_fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| columns.iter().any(|c| c.name == f.name()))
+        .map(|(i, _)| i)
+        .collect();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let reader = builder.with_projection(mask).build().map_err(pq)?;
     let types: Vec<Option<LakeType>> = columns
         .iter()
         .map(|c| nested_type(c.ty.as_deref()))

@@ -24,7 +24,7 @@ fn literal(s: &str) -> String {
 /// view `<table>__regions` over its ledger's regions. None when nothing is published. The
 /// views name the files the pointer names now: run again after the next publication.
 pub fn current_snapshot_sql(lake: &Lake, table: &str) -> Result<Option<String>, StoreError> {
-    let Some((columns, parts, ledger)) = lake.published(table)? else {
+    let Some(((columns, parts, ledger), overlapping)) = lake.published_snapshot(table)? else {
         return Ok(None);
     };
     let urls: Vec<String> = parts
@@ -76,7 +76,7 @@ pub fn current_snapshot_sql(lake: &Lake, table: &str) -> Result<Option<String>, 
             "CREATE OR REPLACE VIEW {view} AS SELECT {} WHERE false;",
             typed.join(", ")
         )
-    } else if keys.is_empty() || parts.len() == 1 {
+    } else if keys.is_empty() || !overlapping {
         let urls: Vec<&str> = row_urls.iter().map(|u| u.as_str()).collect();
         format!(
             "CREATE OR REPLACE VIEW {view} AS SELECT {} FROM read_parquet([{}], union_by_name = true);",

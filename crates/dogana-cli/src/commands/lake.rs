@@ -109,8 +109,13 @@ mod imp {
                 .fold(table)
                 .map_err(|e| failed(&format!("folding {table:?}"), &a.store, &e))?;
             if r.snapshot.is_some() {
+                let rewritten = if r.rewritten > 0 {
+                    format!(", {} rewritten without their shadowed rows", r.rewritten)
+                } else {
+                    String::new()
+                };
                 out.push_str(&format!(
-                    "{table}: folded {} parts into {} ({} merges of 4; {} bytes merged, {} written), fence {}\n",
+                    "{table}: folded {} parts into {} ({} merges of 4{rewritten}; {} bytes merged, {} written), fence {}\n",
                     r.parts_before, r.parts_after, r.merges, r.bytes_merged, r.bytes_written, r.fence
                 ));
             } else {
