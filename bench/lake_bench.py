@@ -312,6 +312,12 @@ def main():
             b.show("folded", "ours", k, timed([python, scan_view, view]))
             b.show("folded", "ref", k, timed([python, scan_plain, once]))
         b.summary("folded")
+        # the folded table reads exactly the rows the unfolded one read (written once above)
+        a = subprocess.run([python, scan_view, view], check=True, capture_output=True, text=True)
+        o = subprocess.run([python, scan_plain, once], check=True, capture_output=True, text=True)
+        print(f"folded: {a.stdout.splitlines()[0]}; written once: {o.stdout.splitlines()[0]}")
+        if a.stdout.splitlines()[0] != o.stdout.splitlines()[0]:
+            sys.exit("the folded table reads other rows than the unfolded one")
 
     with open(os.path.join(work, "results.json"), "w") as f:
         json.dump(b.res, f, indent=1)
