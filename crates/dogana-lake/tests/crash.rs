@@ -50,8 +50,8 @@ fn server_kills() -> usize {
     }
 }
 
-/// The crash harness on a store on an S3 server (moto) and on Azurite: snapshots are object
-/// copies (`Harness::copy_store` lists and copies every object under the root).
+/// The crash harness, one table and a group of two, on a store on an S3 server (moto) and on
+/// Azurite: snapshots are object copies (`Harness::copy_store` lists and copies every object under the root).
 ///
 /// rule: RECV-09, TRUST-07, RECV-12, RECOVERY-01, store.fold.pointer-commit
 #[cfg(feature = "servers")]
@@ -60,6 +60,45 @@ mod servers {
 
     const S3_CHILD: &str = "DOGANA_LAKE_S3_CRASH_CHILD";
     const AZ_CHILD: &str = "DOGANA_LAKE_AZ_CRASH_CHILD";
+    const S3_GROUP_CHILD: &str = "DOGANA_LAKE_S3_GROUP_CRASH_CHILD";
+    const AZ_GROUP_CHILD: &str = "DOGANA_LAKE_AZ_GROUP_CRASH_CHILD";
+
+    /// The S3 group child: does nothing unless the parent started it.
+    #[test]
+    fn s3_group_crash_child() {
+        dogana_receiver::crash::group_child::<ShortLeaseS3Lake>(S3_GROUP_CHILD);
+    }
+
+    /// Invoices and lines delivered together on S3, killed at random points: both tables
+    /// old or both new (the decision object is the one write that publishes both).
+    ///
+    /// rule: RECV-09, TRUST-07, store.fold.pointer-commit, store.lease.stale-fence
+    #[test]
+    fn s3_group_sigkill_leaves_both_tables_old_or_new() {
+        dogana_receiver::crash::group_parent::<ShortLeaseS3Lake>(
+            S3_GROUP_CHILD,
+            "servers::s3_group_crash_child",
+            super::server_kills(),
+        );
+    }
+
+    /// The Azure group child: does nothing unless the parent started it.
+    #[test]
+    fn azure_group_crash_child() {
+        dogana_receiver::crash::group_child::<ShortLeaseAzureLake>(AZ_GROUP_CHILD);
+    }
+
+    /// The group scenario on Azurite.
+    ///
+    /// rule: RECV-09, TRUST-07, store.fold.pointer-commit, store.lease.stale-fence
+    #[test]
+    fn azure_group_sigkill_leaves_both_tables_old_or_new() {
+        dogana_receiver::crash::group_parent::<ShortLeaseAzureLake>(
+            AZ_GROUP_CHILD,
+            "servers::azure_group_crash_child",
+            super::server_kills(),
+        );
+    }
 
     /// The S3 child: does nothing unless the parent started it.
     #[test]
