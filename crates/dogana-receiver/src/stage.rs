@@ -199,6 +199,11 @@ impl Plan {
     }
 }
 
+/// How many batches the reading thread may be ahead of the staging one: about one DuckDB row
+/// group (122,880 rows), so that reading goes on while the backend compresses a full row group
+/// (a few MiB of batches).
+const QUEUED: usize = 32;
+
 enum Msg {
     Columns(Vec<String>),
     Rows(Batch),
@@ -212,7 +217,7 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
     let format = job.format()?;
     let file = File::open(&job.file)?;
     let options = job.options.rows_options();
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(8);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(QUEUED);
     std::thread::scope(|scope| -> Result<Staged, StoreError> {
         let parser = scope.spawn(move || {
             let mut bad = Failures::default();
