@@ -122,6 +122,17 @@ every part on disk, and only then writes the tables' local pointers, which advan
 the store's chain (--adopt replaces a pointer off it). replica.json names the store and every
 snapshot held. Write verbs on a replica are refused. Lake stores only (the lake feature).";
 
+const DUCKDB_SQL_EXAMPLES: &str = "\
+Examples:
+  dogana duckdb-sql --store file:///data/lake orders > orders.sql
+  dogana duckdb-sql --store s3://bucket/lake orders | duckdb    # then: SELECT * FROM orders
+
+Prints two views for DuckDB: <TABLE> over the Parquet files of the table's current snapshot
+(a keyed table's later parts shadow earlier rows by key, so the view keeps each key's current
+row only) and <TABLE>__regions over its ledger's regions, as dogana_regions shows them in the
+SQL stores. The views name the files the pointer names now: print them again after the next
+delivery. Lake stores only (the lake feature).";
+
 const VERIFY_EXAMPLES: &str = "\
 Examples:
   dogana verify --store orders.db          # every table
@@ -272,6 +283,13 @@ pub enum Command {
         override_usage = "dogana replicate --from URL --to DIR [TABLE...] [--adopt]"
     )]
     Replicate(ReplicateArgs),
+    /// Print the DuckDB SQL that reads a lake table's current snapshot and its regions
+    #[command(
+        name = "duckdb-sql",
+        after_help = DUCKDB_SQL_EXAMPLES,
+        override_usage = "dogana duckdb-sql --store URL TABLE"
+    )]
+    DuckdbSql(DuckdbSqlArgs),
     /// Turn a TOML contract description into the contract's wire document
     #[command(after_help = CONTRACT_EXAMPLES)]
     Contract(ContractArgs),
@@ -482,6 +500,16 @@ pub struct CollectArgs {
     /// How long to wait for another writer's lease on a table before refusing
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DuckdbSqlArgs {
+    /// The lake store: file:///dir, s3://bucket/prefix, gs://, az://, memory:// or lake:DIR
+    #[arg(long, value_name = "URL")]
+    pub store: PathBuf,
+    /// The table
+    #[arg(value_name = "TABLE")]
+    pub table: String,
 }
 
 #[derive(Debug, Args)]

@@ -320,3 +320,78 @@ fn a_build_without_the_lake_says_how_to_get_it() {
     let line = refused(&work, ["fold", "--store", "file:///tmp/x"]);
     assert!(line.contains("--features lake"), "{line}");
 }
+
+#[cfg(feature = "lake")]
+#[test]
+fn duckdb_sql_prints_views_over_the_current_parts_and_regions() {
+    // rule: store.lay-out.table-pointer — the views name exactly the parts the pointer's
+    // snapshot names; a keyed table of several parts reads each key's current row only
+    let work = Work::new();
+    let store = format!("file://{}", work.path("lake").display());
+    deliveries(&work, &store, 0);
+    let one = text(
+        &work
+            .dogana(["duckdb-sql", "--store", &store, "orders"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    let parts = |dir: &str| -> Vec<String> {
+        std::fs::read_dir(work.path(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let first = parts("lake/tables/orders/parts");
+    assert_eq!(first.len(), 1);
+    assert!(one.contains(&first[0]), "{one}");
+    assert!(
+        one.starts_with("CREATE OR REPLACE VIEW \"orders\" AS SELECT ")
+            && one.contains("CREATE OR REPLACE VIEW \"orders__regions\" AS"),
+        "{one}"
+    );
+    assert!(
+        !one.contains("NOT EXISTS"),
+        "one part: nothing to shadow: {one}"
+    );
+    deliveries(&work, &format!("file://{}", work.path("two").display()), 1);
+    let two = text(
+        &work
+            .dogana([
+                "duckdb-sql",
+                "--store",
+                &format!("file://{}", work.path("two").display()),
+                "orders",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    for p in parts("two/tables/orders/parts") {
+        assert!(two.contains(&p), "{p} in {two}");
+    }
+    assert!(
+        two.contains(
+            "WHERE NOT EXISTS (SELECT 1 FROM \"__dogana_keys\" k WHERE k.\"id\" = r.\"id\""
+        ),
+        "{two}"
+    );
+    let line = refused(&work, ["duckdb-sql", "--store", &store, "invoices"]);
+    assert!(line.contains("has no table \"invoices\""), "{line}");
+}
+
+#[cfg(not(feature = "lake"))]
+#[test]
+fn duckdb_sql_without_the_lake_feature_says_how_to_get_it() {
+    let work = Work::new();
+    let line = refused(
+        &work,
+        ["duckdb-sql", "--store", "file:///nowhere", "orders"],
+    );
+    assert!(
+        line.contains("dogana duckdb-sql needs the lake store") && line.contains("--features lake"),
+        "{line}"
+    );
+}

@@ -23,8 +23,8 @@ use bytes::Bytes;
 use chrono::Utc;
 use dogana::{Outcome, Receipt, Value, Wire};
 use dogana_receiver::{
-    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
-    StoreError, Txn,
+    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Row, Staged,
+    Step, StoreError, Txn,
 };
 
 use crate::lattice::{self, Conflict, LakeType};
@@ -86,7 +86,10 @@ pub struct FoldReport {
     pub parts_after: usize,
     /// How many merges of 4 parts into one the fold made.
     pub merges: usize,
-    /// Bytes of the parts merged away.
+    /// How many parts it rewrote alone, dropping the rows later parts shadow (a part of a
+    /// keyed table a quarter or more of whose rows are no longer current).
+    pub rewritten: usize,
+    /// Bytes of the parts merged away or rewritten.
     pub bytes_merged: u64,
     /// Bytes of the parts the fold wrote.
     pub bytes_written: u64,
@@ -149,13 +152,93 @@ pub fn plan_merges(rows: &[u64]) -> Vec<[usize; 4]> {
     }
 }
 
-/// A part of the working snapshot.
+/// A part of the working snapshot. A keyed table's parts may overlap: a row is current
+/// unless a later part holds its key, as a row or as a deletion (merge-on-read, so a
+/// delivery's cost follows the delivery: see docs/store-decisions.md, "Deletions").
 #[derive(Debug, Clone)]
 enum Part {
     /// A part of the head snapshot, carried by reference.
     Ref(PartRef),
     /// Rows to write as a new part at commit.
     Rows(Vec<Vec<Datum>>),
+    /// Keys (the table's key columns, in their order) deleted here: a deletion part at commit.
+    Deletes(Vec<Vec<Datum>>),
+    /// A part already encoded (the staged rows, of the table's columns): its bytes and rows.
+    Encoded(Bytes, u64),
+}
+
+impl Part {
+    /// Whether it is a deletion part.
+    fn is_deletes(&self) -> bool {
+        match self {
+            Part::Ref(r) => r.deletes,
+            Part::Rows(_) | Part::Encoded(..) => false,
+            Part::Deletes(_) => true,
+        }
+    }
+
+    /// How many rows (a deletion part: keys) it holds.
+    fn len(&self) -> u64 {
+        match self {
+            Part::Ref(r) => r.rows,
+            Part::Rows(r) | Part::Deletes(r) => r.len() as u64,
+            Part::Encoded(_, rows) => *rows,
+        }
+    }
+}
+
+/// The current rows of each of `parts` (whether it is a deletion part, its rows as written),
+/// in order: all of them in a keyless table (`key_at` empty); in a keyed one, each row whose
+/// key no later part holds, as a row or a deletion (a deletion part: none).
+fn current_rows(
+    key_at: &[usize],
+    overlapping: bool,
+    parts: Vec<(bool, Vec<Vec<Datum>>)>,
+) -> Result<Vec<Vec<Vec<Datum>>>, StoreError> {
+    if key_at.is_empty() || !overlapping {
+        if parts.iter().any(|(deletes, _)| *deletes) {
+            return Err(corrupt(
+                "a deletion part in a snapshot whose parts do not overlap",
+            ));
+        }
+        return Ok(parts.into_iter().map(|(_, rows)| rows).collect());
+    }
+    // the newest part first: a key met once is shadowed in every earlier part
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut out = Vec::with_capacity(parts.len());
+    for (deletes, rows) in parts.into_iter().rev() {
+        if deletes {
+            seen.extend(rows.into_iter().map(|k| key_text(k.into_iter())));
+            out.push(Vec::new());
+            continue;
+        }
+        let mut current = Vec::with_capacity(rows.len());
+        // within one part, a later row wins too
+        for r in rows.into_iter().rev() {
+            if seen.insert(key_text(key_at.iter().map(|i| r[*i].clone()))) {
+                current.push(r);
+            }
+        }
+        current.reverse();
+        out.push(current);
+    }
+    out.reverse();
+    Ok(out)
+}
+
+/// The positions of `columns`' key columns (empty: a keyless table).
+fn key_positions(columns: &[ColumnDef]) -> Vec<usize> {
+    columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.key)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The columns of a deletion part of a table of `columns`: its key columns.
+fn key_defs(columns: &[ColumnDef]) -> Vec<ColumnDef> {
+    columns.iter().filter(|c| c.key).cloned().collect()
 }
 
 /// One table as a transaction sees and changes it.
@@ -176,14 +259,42 @@ struct TableTxn {
     group: Option<Vec<String>>,
     /// The stored schema (see [`SnapshotManifest::schema`]).
     schema: Vec<ColumnDef>,
+    /// Whether the parts may overlap (see [`SnapshotManifest::overlapping`]).
+    overlapping: bool,
     dirty: bool,
 }
 
-/// A staging area: the staged rows and tombstones of one delivery, in memory.
-#[derive(Debug, Clone, Default)]
+/// A staging area: one delivery's staged rows and tombstones. Live rows of plain columns are
+/// encoded into a Parquet part as they arrive (`part`), so a large delivery is held encoded,
+/// not as rows; the part is published as it is when the table's columns are the staged ones.
+/// Rows of the lattice's typed columns are held as values (`rows`).
+#[derive(Debug, Default)]
 struct StagedRows {
     rows: Vec<Vec<Datum>>,
     tombstones: Vec<Vec<Datum>>,
+    part: Option<StagedPart>,
+}
+
+/// The staged rows encoded: their columns (the layout's, in its order), the writer while
+/// staging goes on, then the part's bytes.
+#[derive(Debug)]
+struct StagedPart {
+    columns: Vec<ColumnDef>,
+    writer: Option<parts::PartWriter>,
+    sealed: Option<(Bytes, u64)>,
+}
+
+impl StagedPart {
+    /// The finished part and its row count (the writer finished on first use).
+    fn sealed(&mut self) -> Result<(Bytes, u64), StoreError> {
+        if let Some(w) = self.writer.take() {
+            let rows = w.rows();
+            self.sealed = Some((w.finish()?, rows));
+        }
+        self.sealed
+            .clone()
+            .ok_or_else(|| corrupt("a staged part without its writer"))
+    }
 }
 
 /// The lake store: one root, the engine's [`Backend`].
@@ -569,6 +680,7 @@ impl Lake {
             receipt: None,
             group: None,
             schema: Vec::new(),
+            overlapping: false,
             dirty: false,
         };
         if let Some(key) = &t.head_key {
@@ -585,6 +697,7 @@ impl Lake {
             t.receipts = s.receipts;
             t.accepted = s.accepted;
             t.group = s.group;
+            t.overlapping = s.overlapping;
         }
         Ok(t)
     }
@@ -979,18 +1092,7 @@ impl Lake {
                 let cols = columns
                     .as_deref()
                     .ok_or_else(|| corrupt(format!("rows for {table:?}, which has no columns")))?;
-                let bytes = parts::encode(table, cols, pending)?;
-                let path = format!(
-                    "tables/{dir}/parts/{}.parquet",
-                    uuid::Uuid::new_v4().simple()
-                );
-                let size = bytes.len() as u64;
-                self.root.put(&path, bytes)?;
-                parts.push(PartRef {
-                    path,
-                    rows: pending.len() as u64,
-                    bytes: size,
-                });
+                parts.push(self.write_part(table, cols, pending, false)?);
                 pending.clear();
                 Ok(())
             };
@@ -1001,6 +1103,19 @@ impl Lake {
                     parts.push(r.clone());
                 }
                 Part::Rows(rows) => pending.extend(rows.iter().cloned()),
+                Part::Encoded(bytes, rows) => {
+                    flush(&mut pending, &mut parts)?;
+                    parts.push(self.put_part(table, bytes.clone(), *rows, false)?);
+                }
+                Part::Deletes(keys) => {
+                    flush(&mut pending, &mut parts)?;
+                    if !keys.is_empty() {
+                        let cols = columns.as_deref().ok_or_else(|| {
+                            corrupt(format!("deletions in {table:?}, which has no columns"))
+                        })?;
+                        parts.push(self.write_part(table, &key_defs(cols), keys, true)?);
+                    }
+                }
             }
         }
         flush(&mut pending, &mut parts)?;
@@ -1018,8 +1133,9 @@ impl Lake {
             "tables/{dir}/snapshots/{fence:020}-{}.json",
             uuid::Uuid::new_v4().simple()
         );
+        let overlapping = t.overlapping && (parts.len() > 1 || parts.iter().any(|p| p.deletes));
         let manifest = SnapshotManifest {
-            format_version: Some(layout::format_text()),
+            format_version: Some(layout::snapshot_format_text(overlapping)),
             table: table.to_owned(),
             parent: t.head_key.clone(),
             fence,
@@ -1035,23 +1151,139 @@ impl Lake {
             }),
             group: t.group.clone(),
             schema: Some(t.schema.clone()),
+            overlapping,
         };
         self.root.put(&key, json(&manifest)?)?;
         Ok(key)
     }
 
-    /// Every row of the working table, part by part.
-    fn rows_of(&self, t: &TableTxn) -> Result<Vec<Vec<Datum>>, StoreError> {
-        let mut out = Vec::new();
-        for p in &t.parts {
-            out.extend(self.part_rows(t, p)?);
+    /// The staged live rows, in the layout's columns (decoded from the staged part when
+    /// they were encoded).
+    fn staged_live(&mut self, table: &str) -> Result<Vec<Vec<Datum>>, StoreError> {
+        let Some(s) = self.staged.get_mut(table) else {
+            return Ok(Vec::new());
+        };
+        match &mut s.part {
+            Some(p) => {
+                let (bytes, _) = p.sealed()?;
+                parts::decode(&p.columns, bytes)
+            }
+            None => Ok(s.rows.clone()),
+        }
+    }
+
+    /// For each part of `t`, which of its rows are current: no later part holds the row's
+    /// key (as a row or a deletion). Reads only the key columns of every part.
+    fn current_flags(
+        &self,
+        t: &TableTxn,
+        columns: &[ColumnDef],
+    ) -> Result<Vec<Vec<bool>>, StoreError> {
+        let keys = key_defs(columns);
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut out = vec![Vec::new(); t.parts.len()];
+        for (i, p) in t.parts.iter().enumerate().rev() {
+            let rows = match p {
+                Part::Ref(r) => {
+                    let Some(b) = self.root.get(&r.path)? else {
+                        return Err(self.missing_part(t.head_key.as_deref(), &r.path));
+                    };
+                    parts::decode(&keys, b)?
+                }
+                Part::Deletes(k) => k.clone(),
+                other => {
+                    let at = key_positions(columns);
+                    self.part_rows(t, other)?
+                        .into_iter()
+                        .map(|r| at.iter().map(|i| r[*i].clone()).collect())
+                        .collect()
+                }
+            };
+            if p.is_deletes() {
+                seen.extend(rows.into_iter().map(|k| key_text(k.into_iter())));
+                continue;
+            }
+            let mut flags = vec![false; rows.len()];
+            for (j, k) in rows.into_iter().enumerate().rev() {
+                flags[j] = seen.insert(key_text(k.into_iter()));
+            }
+            out[i] = flags;
         }
         Ok(out)
     }
 
+    /// Writes one new Parquet part of `rows` (of `columns`) under a fresh key: its reference.
+    fn write_part(
+        &self,
+        table: &str,
+        columns: &[ColumnDef],
+        rows: &[Vec<Datum>],
+        deletes: bool,
+    ) -> Result<PartRef, StoreError> {
+        self.put_part(
+            table,
+            parts::encode(table, columns, rows)?,
+            rows.len() as u64,
+            deletes,
+        )
+    }
+
+    /// Writes one encoded Parquet part under a fresh key: its reference.
+    fn put_part(
+        &self,
+        table: &str,
+        bytes: Bytes,
+        rows: u64,
+        deletes: bool,
+    ) -> Result<PartRef, StoreError> {
+        let path = format!(
+            "tables/{}/parts/{}.parquet",
+            table_dir(table),
+            uuid::Uuid::new_v4().simple()
+        );
+        let size = bytes.len() as u64;
+        self.root.put(&path, bytes)?;
+        Ok(PartRef {
+            path,
+            rows,
+            bytes: size,
+            deletes,
+        })
+    }
+
+    /// The current rows of the working table, part by part: all of them in a keyless table;
+    /// in a keyed one, each row no later part holds the key of.
+    fn rows_of(&self, t: &TableTxn) -> Result<Vec<Vec<Datum>>, StoreError> {
+        Ok(self.current_by_part(t, 0)?.into_iter().flatten().collect())
+    }
+
+    /// The current rows of each part from position `from` on (a deletion part: none), in
+    /// the parts' order. Parts before `from` are not read.
+    fn current_by_part(
+        &self,
+        t: &TableTxn,
+        from: usize,
+    ) -> Result<Vec<Vec<Vec<Datum>>>, StoreError> {
+        let cols = t.columns.as_deref().unwrap_or_default();
+        let tail = t.parts.get(from..).unwrap_or_default();
+        let decoded = tail
+            .iter()
+            .map(|p| Ok((p.is_deletes(), self.part_rows(t, p)?)))
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        current_rows(&key_positions(cols), t.overlapping, decoded)
+    }
+
+    /// The rows a part holds as written (a deletion part: its keys), current or not.
     fn part_rows(&self, t: &TableTxn, p: &Part) -> Result<Vec<Vec<Datum>>, StoreError> {
         match p {
-            Part::Rows(r) => Ok(r.clone()),
+            Part::Rows(r) | Part::Deletes(r) => Ok(r.clone()),
+            Part::Encoded(bytes, _) => {
+                let cols = t
+                    .columns
+                    .as_deref()
+                    .ok_or_else(|| corrupt("a part in a table without columns"))?;
+                parts::decode(cols, bytes.clone())
+            }
             Part::Ref(r) => {
                 let cols = t
                     .columns
@@ -1060,7 +1292,11 @@ impl Lake {
                 let Some(b) = self.root.get(&r.path)? else {
                     return Err(self.missing_part(t.head_key.as_deref(), &r.path));
                 };
-                parts::decode(cols, b)
+                if r.deletes {
+                    parts::decode(&key_defs(cols), b)
+                } else {
+                    parts::decode(cols, b)
+                }
             }
         }
     }
@@ -1079,6 +1315,11 @@ impl Lake {
         let mut parts = Vec::with_capacity(t.parts.len());
         let mut changed = false;
         for p in &t.parts {
+            if p.is_deletes() {
+                // its keys stay deleted: whatever this removes, it removes every copy
+                parts.push(p.clone());
+                continue;
+            }
             let rows = self.part_rows(&t, p)?;
             let before = rows.len();
             let kept: Vec<Vec<Datum>> = rows.into_iter().filter(|r| !gone(r)).collect();
@@ -1123,21 +1364,30 @@ impl Lake {
     /// The published state of `table`, as a reader of the store sees it now: its columns and
     /// the keys of its Parquet parts (for outside readers, [`crate::sql`]).
     pub fn published(&self, table: &str) -> Result<Option<Published>, StoreError> {
+        Ok(self.published_snapshot(table)?.map(|(p, _)| p))
+    }
+
+    /// [`Lake::published`], and whether the parts may overlap (a keyed table's later part
+    /// shadowing an earlier one's rows: [`SnapshotManifest::overlapping`]).
+    pub fn published_snapshot(&self, table: &str) -> Result<Option<(Published, bool)>, StoreError> {
         let p = self.read_head(table)?;
         let t = self.load(table, p)?;
-        Ok(t.columns.map(|c| {
-            (
-                c,
-                t.parts
-                    .into_iter()
-                    .filter_map(|p| match p {
-                        Part::Ref(r) => Some(r),
-                        Part::Rows(_) => None,
-                    })
-                    .collect(),
-                t.ledger,
-            )
-        }))
+        let overlapping = t.overlapping;
+        Ok(t.columns
+            .map(|c| {
+                (
+                    c,
+                    t.parts
+                        .into_iter()
+                        .filter_map(|p| match p {
+                            Part::Ref(r) => Some(r),
+                            Part::Rows(_) | Part::Deletes(_) | Part::Encoded(..) => None,
+                        })
+                        .collect(),
+                    t.ledger,
+                )
+            })
+            .map(|p| (p, overlapping)))
     }
 
     /// Folds `table` under its compaction lease (the table's write lease): merges 4 parts of
@@ -1156,6 +1406,7 @@ impl Lake {
                 parts_before: 0,
                 parts_after: 0,
                 merges: 0,
+                rewritten: 0,
                 bytes_merged: 0,
                 bytes_written: 0,
                 snapshot: None,
@@ -1185,6 +1436,7 @@ impl Lake {
             parts_before: t.parts.len(),
             parts_after: t.parts.len(),
             merges: 0,
+            rewritten: 0,
             bytes_merged: 0,
             bytes_written: 0,
             snapshot: None,
@@ -1207,61 +1459,116 @@ impl Lake {
             }
             .into());
         }
-        let rows: Vec<u64> = t
-            .parts
+        // the row parts (deletion parts take no part in the tiers)
+        let row_parts: Vec<usize> = (0..t.parts.len())
+            .filter(|i| !t.parts[*i].is_deletes())
+            .collect();
+        let counts: Vec<u64> = row_parts.iter().map(|i| t.parts[*i].len()).collect();
+        let merges = plan_merges(&counts);
+        // which row parts each merged part is made of (positions in `t.parts`)
+        let mut groups: Vec<Vec<usize>> = row_parts.iter().map(|i| vec![*i]).collect();
+        for m in &merges {
+            let merged: Vec<usize> = m.iter().flat_map(|i| groups[*i].clone()).collect();
+            for i in m.iter().rev() {
+                groups.remove(*i);
+            }
+            groups.insert(m[0], merged);
+        }
+        let merged: Vec<Vec<usize>> = groups.into_iter().filter(|g| g.len() > 1).collect();
+        // which rows of each part are current (None: all, the parts are disjoint)
+        let current = if t.overlapping {
+            Some(self.current_flags(&t, &columns)?)
+        } else {
+            None
+        };
+        let shadowed = |i: usize| -> usize {
+            current
+                .as_ref()
+                .map_or(0, |c| c[i].iter().filter(|x| !**x).count())
+        };
+        // a part outside every merge a quarter or more of whose rows are shadowed is
+        // rewritten alone with its current rows: a part is rewritten only after a quarter of
+        // its size was delivered again, so this adds at most 4x to the write amplification
+        let rewrite: Vec<usize> = row_parts
             .iter()
-            .map(|p| match p {
-                Part::Ref(r) => r.rows,
-                Part::Rows(r) => r.len() as u64,
+            .copied()
+            .filter(|i| !merged.iter().flatten().any(|m| m == i))
+            .filter(|i| {
+                let n = shadowed(*i);
+                n > 0 && 4 * n as u64 >= t.parts[*i].len()
             })
             .collect();
-        let merges = plan_merges(&rows);
-        if merges.is_empty() {
+        if merges.is_empty() && rewrite.is_empty() {
             return Ok(report);
         }
-        // the parts as the merges leave them: carried references, or merged rows
-        let mut parts: Vec<Part> = t.parts.clone();
-        for m in &merges {
-            let mut merged = Vec::new();
-            for i in m {
-                if let Part::Ref(r) = &parts[*i] {
+        // A merged part holds its members' current rows and takes the place of its newest
+        // member: a shadowed row is dropped (a later part holds its key), a current one stays
+        // after every part holding an older copy of its key, and no part after it holds that
+        // key — so every row that was current stays current, and nothing else becomes so. A
+        // rewritten part keeps its place and its current rows.
+        let current_of = |i: usize, rows: Vec<Vec<Datum>>| -> Vec<Vec<Datum>> {
+            match &current {
+                None => rows,
+                Some(c) => rows
+                    .into_iter()
+                    .zip(&c[i])
+                    .filter(|(_, keep)| **keep)
+                    .map(|(r, _)| r)
+                    .collect(),
+            }
+        };
+        let mut out = Vec::with_capacity(t.parts.len());
+        let mut stale_left = false;
+        for (i, p) in t.parts.iter().enumerate() {
+            let members: Vec<usize> = match merged.iter().find(|g| g.contains(&i)) {
+                Some(g) if g.iter().max() != Some(&i) => continue,
+                Some(g) => g
+                    .iter()
+                    .copied()
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect(),
+                None if rewrite.contains(&i) => {
+                    report.rewritten += 1;
+                    vec![i]
+                }
+                None => {
+                    stale_left |= !p.is_deletes() && shadowed(i) > 0;
+                    out.push(p.clone()); // rule: store.fold.carry-by-reference
+                    continue;
+                }
+            };
+            let mut rows = Vec::new();
+            for m in members {
+                if let Part::Ref(r) = &t.parts[m] {
                     report.bytes_merged += r.bytes;
                 }
-                merged.extend(self.part_rows(&t, &parts[*i])?);
+                rows.extend(current_of(m, self.part_rows(&t, &t.parts[m])?));
             }
-            for i in m.iter().rev() {
-                parts.remove(*i);
+            if rows.is_empty() {
+                continue;
             }
-            parts.insert(m[0], Part::Rows(merged));
+            // each merged part written as its own Parquet part (not run together with the next)
+            let r = self.write_part(table, &columns, &rows, false)?;
+            report.bytes_written += r.bytes;
+            out.push(Part::Ref(r));
         }
-        // each merged part written as its own Parquet part (not run together with the next)
-        let dir = table_dir(table);
-        let mut out = Vec::with_capacity(parts.len());
-        for p in parts {
-            match p {
-                Part::Ref(r) => out.push(Part::Ref(r)), // rule: store.fold.carry-by-reference
-                Part::Rows(rows) => {
-                    let bytes = parts::encode(table, &columns, &rows)?;
-                    let path = format!(
-                        "tables/{dir}/parts/{}.parquet",
-                        uuid::Uuid::new_v4().simple()
-                    );
-                    let size = bytes.len() as u64;
-                    self.root.put(&path, bytes)?;
-                    report.bytes_written += size;
-                    out.push(Part::Ref(PartRef {
-                        path,
-                        rows: rows.len() as u64,
-                        bytes: size,
-                    }));
-                }
-            }
+        // deletion parts shadow only rows that are not current: with none left, none is
+        // needed and the parts are disjoint; otherwise one before every row part shadows
+        // nothing
+        let overlapping = t.overlapping && stale_left;
+        if !overlapping {
+            out.retain(|p| !p.is_deletes());
+        }
+        while out.first().is_some_and(Part::is_deletes) {
+            out.remove(0);
         }
         report.merges = merges.len();
         report.parts_after = out.len();
         self.lease_lost(table, &t)?;
         let mut next = t;
         next.parts = out;
+        next.overlapping = overlapping;
         next.receipt = None;
         let key = self.prepare(table, &next)?;
         let (pointer, version) = self
@@ -1464,10 +1771,8 @@ impl Lake {
         let rows: Vec<u64> = t
             .parts
             .iter()
-            .map(|p| match p {
-                Part::Ref(r) => r.rows,
-                Part::Rows(r) => r.len() as u64,
-            })
+            .filter(|p| !p.is_deletes())
+            .map(Part::len)
             .collect();
         Ok(!plan_merges(&rows).is_empty())
     }
@@ -1529,7 +1834,7 @@ impl Lake {
         let Some(cols) = s.columns else {
             return Ok(Vec::new());
         };
-        let mut out = Vec::new();
+        let mut decoded = Vec::with_capacity(s.parts.len());
         for p in &s.parts {
             let Some(b) = self.root.get(&p.path)? else {
                 if self.root.get(&layout::collected_marker(key))?.is_some() {
@@ -1541,9 +1846,17 @@ impl Lake {
                 }
                 return Err(self.missing_part(Some(key), &p.path));
             };
-            out.extend(parts::decode(&cols, b)?);
+            let rows = if p.deletes {
+                parts::decode(&key_defs(&cols), b)?
+            } else {
+                parts::decode(&cols, b)?
+            };
+            decoded.push((p.deletes, rows));
         }
-        Ok(out)
+        Ok(current_rows(&key_positions(&cols), s.overlapping, decoded)?
+            .into_iter()
+            .flatten()
+            .collect())
     }
 
     /// Commits the open write transaction (the renewal stopped before each pointer write).
@@ -1558,7 +1871,10 @@ impl Lake {
             // several tables change: one decision publishes them all
             let r = self.publish_together(&dirty);
             for (name, t) in &tables {
-                if t.fence.is_some() && !t.dirty {
+                // a publication that failed (a value refused at its encoding) releases its
+                // leases too; the release is conditioned on the acquisition's version, so it
+                // leaves a pointer this commit already moved as it is
+                if t.fence.is_some() && (!t.dirty || r.is_err()) {
                     let _ = self.release(name, t);
                 }
             }
@@ -1582,6 +1898,10 @@ impl Lake {
                 self.release(name, t).or(Ok(()))
             };
             if let Err(e) = r {
+                if t.dirty {
+                    // as above: a failed publication holds its lease no longer
+                    let _ = self.release(name, t);
+                }
                 first_err = Some(e);
             }
         }
@@ -1661,6 +1981,7 @@ impl Lake {
         let t = self.table(table)?;
         let out = f(&mut rows, &mut t.columns, &mut t.ledger);
         t.parts = vec![Part::Rows(rows)];
+        t.overlapping = false;
         t.dirty = true;
         Ok(out)
     }
@@ -1868,8 +2189,47 @@ impl Backend for Lake {
             .map(|c| c.iter().map(|c| c.name.clone()).collect()))
     }
 
-    fn stage_create(&mut self, table: &str, _layout: &Layout) -> Result<(), StoreError> {
-        self.staged.insert(table.to_owned(), StagedRows::default());
+    fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+        let columns: Vec<ColumnDef> = layout
+            .loaded
+            .iter()
+            .zip(&layout.types)
+            .map(|(name, ty)| ColumnDef {
+                name: name.clone(),
+                ty: ty.clone(),
+                key: layout.key.iter().any(|(k, _)| k == name),
+            })
+            .collect();
+        // the lattice's typed columns check each value as it is encoded: held as values,
+        // they are encoded (and refused) only once published, as before
+        let plain = parts::PartWriter::plain(&columns);
+        // a column the stored schema holds in another kind lands in the stored type
+        // (`store.reconcile.stored-type`) from the values as they arrived: held as values too
+        let stored = self
+            .table(table)
+            .map(|t| t.schema.clone())
+            .unwrap_or_default();
+        let same = columns.iter().all(|c| {
+            stored.iter().find(|s| s.name == c.name).is_none_or(|s| {
+                parts::Kind::of(s.ty.as_deref()) == parts::Kind::of(c.ty.as_deref())
+            })
+        });
+        let part = if plain && same {
+            Some(StagedPart {
+                writer: Some(parts::PartWriter::new(table, &columns)?),
+                columns,
+                sealed: None,
+            })
+        } else {
+            None
+        };
+        self.staged.insert(
+            table.to_owned(),
+            StagedRows {
+                part,
+                ..StagedRows::default()
+            },
+        );
         Ok(())
     }
 
@@ -1884,13 +2244,33 @@ impl Backend for Lake {
             .staged
             .get_mut(table)
             .ok_or_else(|| corrupt(format!("no staging area for {table:?}")))?;
-        for row in batch.rows() {
-            let values: Vec<Datum> = (0..row.len()).map(|i| staged_datum(row.get(i))).collect();
-            if row.tombstone {
-                s.tombstones.push(values);
-            } else {
-                s.rows.push(values);
+        let hold = |row: Row<'_>| -> Vec<Datum> {
+            (0..row.len()).map(|i| staged_datum(row.get(i))).collect()
+        };
+        s.tombstones
+            .extend(batch.rows().filter(|r| r.tombstone).map(hold));
+        // a NULL key (which the engine's checks refuse) cannot be encoded in a key column:
+        // such a delivery is held as values, as typed columns are
+        if let Some(p) = s.part.as_mut() {
+            let keys: Vec<usize> = (0..p.columns.len()).filter(|i| p.columns[*i].key).collect();
+            if batch
+                .rows()
+                .any(|r| !r.tombstone && keys.iter().any(|i| r.get(*i) == Staged::Null))
+            {
+                let (bytes, _) = p.sealed()?;
+                s.rows = parts::decode(&p.columns, bytes)?;
+                s.part = None;
             }
+        }
+        match s.part.as_mut() {
+            Some(p) => match p.writer.as_mut() {
+                // the staged part's columns are the layout's, in its order
+                Some(w) => w.write_batch(batch, &(0..p.columns.len()).collect::<Vec<_>>())?,
+                None => return Err(corrupt("rows staged after the staged part was sealed")),
+            },
+            None => s
+                .rows
+                .extend(batch.rows().filter(|r| !r.tombstone).map(hold)),
         }
         Ok(())
     }
@@ -1927,12 +2307,12 @@ impl Backend for Lake {
                 outside.entry(k).or_default().push(hit);
             }
         }
+        let live = self.staged_live(table)?;
         let empty = StagedRows::default();
         let s = self.staged.get(table).unwrap_or(&empty);
         let mut count = 0u64;
         let mut first = None;
-        let staged_keys = s
-            .rows
+        let staged_keys = live
             .iter()
             .map(|r| key_text(q.staged_key.iter().map(|i| r[*i].clone())))
             .chain(s.tombstones.iter().map(|r| key_text(r.iter().cloned())));
@@ -1969,35 +2349,96 @@ impl Backend for Lake {
                 t.schema = schema;
                 t.columns = Some(published);
                 t.parts.clear();
+                t.overlapping = false;
                 t.dirty = true;
             }
             Step::Drop => {
                 let t = self.table(table)?;
                 t.columns = None;
                 t.parts.clear();
+                t.overlapping = false;
                 t.dirty = true;
             }
             Step::BeginBulk(_) | Step::Indexes(_) => {}
             Step::DeleteAll => {
                 let t = self.table(table)?;
                 t.parts.clear();
+                t.overlapping = false;
                 t.dirty = true;
             }
             Step::DeleteWindow(column, window) => {
                 let w = self.col_index(table, column)?;
                 let (low, high) = (window.low.clone(), window.high.clone());
-                self.delete_where(table, |r| in_window(&r[w], &low, &high))?;
+                let t = self.tables.get(table).ok_or_else(|| corrupt("no table"))?;
+                let key_at = key_positions(t.columns.as_deref().unwrap_or_default());
+                if key_at.is_empty() {
+                    // keyless: rewrite the parts holding a row of the window
+                    self.delete_where(table, |r| in_window(&r[w], &low, &high))?;
+                } else {
+                    // keyed: one deletion part of the current rows' keys in the window
+                    // (a shadowed row's key is not named: a later part holds it)
+                    let keys: Vec<Vec<Datum>> = self
+                        .rows_of(t)?
+                        .into_iter()
+                        .filter(|r| in_window(&r[w], &low, &high))
+                        .map(|r| key_at.iter().map(|i| r[*i].clone()).collect())
+                        .collect();
+                    if !keys.is_empty() {
+                        let t = self.table(table)?;
+                        t.parts.push(Part::Deletes(keys));
+                        t.overlapping = true;
+                        t.dirty = true;
+                    }
+                }
             }
             Step::DeleteKeys(key, from) => {
                 let at: Vec<usize> = key
                     .iter()
                     .map(|k| self.col_index(table, k))
                     .collect::<Result<_, _>>()?;
+                let t = self.tables.get(table).ok_or_else(|| corrupt("no table"))?;
+                let key_at = key_positions(t.columns.as_deref().unwrap_or_default());
+                let mut sorted = at.clone();
+                sorted.sort_unstable();
+                if !key_at.is_empty() && sorted == key_at {
+                    // merge-on-read: the delivery's cost follows the delivery, not the table
+                    // (pass-carries-untouched): no published part is read or rewritten
+                    let KeysFrom::Tombstones = from else {
+                        // the staged rows' own part, which InsertStaged adds next (the engine
+                        // always follows these keys with it), shadows their keys
+                        return Ok(());
+                    };
+                    // the tombstones' key columns, in the table's key order
+                    let order: Vec<usize> = key_at
+                        .iter()
+                        .map(|c| at.iter().position(|a| a == c).unwrap_or(0))
+                        .collect();
+                    let keys: Vec<Vec<Datum>> = self
+                        .staged
+                        .get(table)
+                        .map(|s| {
+                            s.tombstones
+                                .iter()
+                                .map(|r| order.iter().map(|i| r[*i].clone()).collect())
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if !keys.is_empty() {
+                        let t = self.table(table)?;
+                        t.parts.push(Part::Deletes(keys));
+                        t.overlapping = true;
+                        t.dirty = true;
+                    }
+                    return Ok(());
+                }
+                let live = match from {
+                    KeysFrom::Rows(_) => self.staged_live(table)?,
+                    KeysFrom::Tombstones => Vec::new(),
+                };
                 let empty = StagedRows::default();
                 let s = self.staged.get(table).unwrap_or(&empty);
                 let keys: HashSet<String> = match from {
-                    KeysFrom::Rows(staged_at) => s
-                        .rows
+                    KeysFrom::Rows(staged_at) => live
                         .iter()
                         .map(|r| key_text(staged_at.iter().map(|i| r[*i].clone())))
                         .collect(),
@@ -2045,23 +2486,41 @@ impl Backend for Lake {
                 if t.columns.as_ref() != Some(&cols) {
                     t.columns = Some(cols);
                 }
-                let rows: Vec<Vec<Datum>> = self
-                    .staged
+                let published = self
+                    .tables
                     .get(table)
-                    .map(|s| {
-                        s.rows
-                            .iter()
+                    .and_then(|t| t.columns.clone())
+                    .unwrap_or_default();
+                // the staged part as it is, when its columns are the published ones (the
+                // Parquet schema both give); otherwise its rows, column by column
+                let encoded = match self.staged.get_mut(table).and_then(|s| s.part.as_mut()) {
+                    Some(p) if parts::schema(&p.columns) == parts::schema(&published) => {
+                        Some(p.sealed()?)
+                    }
+                    _ => None,
+                };
+                let part = match encoded {
+                    Some((_, 0)) => None,
+                    Some((bytes, rows)) => Some(Part::Encoded(bytes, rows)),
+                    None => {
+                        let rows: Vec<Vec<Datum>> = self
+                            .staged_live(table)?
+                            .into_iter()
                             .map(|r| {
                                 from.iter()
                                     .map(|i| i.map(|i| r[i].clone()).unwrap_or(Datum::Null))
                                     .collect()
                             })
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                            .collect();
+                        (!rows.is_empty()).then_some(Part::Rows(rows))
+                    }
+                };
                 let t = self.table(table)?;
-                if !rows.is_empty() {
-                    t.parts.push(Part::Rows(rows));
+                if let Some(part) = part {
+                    // a keyed table's new rows may shadow rows of its earlier parts
+                    let keyed = t.columns.iter().flatten().any(|c| c.key);
+                    t.overlapping |= keyed && !t.parts.is_empty();
+                    t.parts.push(part);
                 }
                 t.dirty = true;
             }

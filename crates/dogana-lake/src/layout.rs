@@ -16,13 +16,36 @@ use serde::{Deserialize, Serialize};
 
 use crate::LakeError;
 
-/// The format major and minor this build writes and reads (`store.lay-out.format-version`):
-/// major 2, since a snapshot references its parts; minor 0, no folded_runs.
+/// The format major and minor of a pointer, and of a snapshot whose parts are disjoint
+/// (`store.lay-out.format-version`): major 2, since a snapshot references its parts; minor 0,
+/// no folded_runs.
 pub const FORMAT: (u32, u32) = (2, 0);
 
-/// The format version as written.
+/// The format of a keyed table's snapshot whose parts may overlap (more than one part): a
+/// later part shadows an earlier one's rows by key and a deletion part names deleted keys.
+/// That changes what the parts mean, so it is a major (`manifest-carries-format`): a reader
+/// of major 2 refuses such a snapshot instead of reading shadowed rows as current.
+pub const OVERLAPPING_FORMAT: (u32, u32) = (3, 0);
+
+/// The format version as written (of a pointer, or a snapshot of disjoint parts).
 pub fn format_text() -> String {
     format!("{}.{}", FORMAT.0, FORMAT.1)
+}
+
+/// The format version a snapshot manifest is written with: [`OVERLAPPING_FORMAT`] when its
+/// parts may overlap, else [`FORMAT`].
+pub fn snapshot_format_text(overlapping: bool) -> String {
+    let (major, minor) = if overlapping {
+        OVERLAPPING_FORMAT
+    } else {
+        FORMAT
+    };
+    format!("{major}.{minor}")
+}
+
+/// The newest format this build reads, as written in an error.
+fn supported_text() -> String {
+    snapshot_format_text(true)
 }
 
 /// Reads a `format_version`: absent reads as 1.0, a newer minor as ours, a newer major is
@@ -38,14 +61,14 @@ pub fn check_format(file: &str, version: Option<&str>) -> Result<(u32, u32), Lak
         return Err(LakeError::StoreManifestFormatNewer {
             file: file.to_owned(),
             found: v.to_owned(),
-            supported: format_text(),
+            supported: supported_text(),
         });
     };
-    if major > FORMAT.0 {
+    if major > OVERLAPPING_FORMAT.0 {
         return Err(LakeError::StoreManifestFormatNewer {
             file: file.to_owned(),
             found: v.to_owned(),
-            supported: format_text(),
+            supported: supported_text(),
         });
     }
     Ok((major, minor))
@@ -164,10 +187,15 @@ pub struct ColumnDef {
 pub struct PartRef {
     /// Its key.
     pub path: String,
-    /// How many rows it holds.
+    /// How many rows (a deletion part: keys) it holds.
     pub rows: u64,
     /// Its size in bytes.
     pub bytes: u64,
+    /// A deletion part: it holds the key columns of keys deleted at its place in the list,
+    /// and no rows (absent: a part of rows). Only a keyed table has them: a row of an earlier
+    /// part whose key a later part holds, as a row or a deletion, is not current.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deletes: bool,
 }
 
 /// The receipt a snapshot published.
@@ -214,6 +242,12 @@ pub struct SnapshotManifest {
     /// ever a key. Absent in snapshots before part 1b: then the published columns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Vec<ColumnDef>>,
+    /// Whether its parts may overlap: a keyed table's later part (of rows or deletions)
+    /// shadows an earlier part's rows of the same key, so readers keep each key's newest row.
+    /// Absent: the parts are disjoint (a keyless table, one part, or a fold that left no
+    /// shadowed row). Such a snapshot is written in [`OVERLAPPING_FORMAT`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overlapping: bool,
 }
 
 /// `tables/<t>/receipts/seq/<seq>/<fence>.json`: one receipt, written before the pointer

@@ -18,6 +18,7 @@ mod error;
 mod harness;
 pub mod lattice;
 pub mod layout;
+mod nested;
 pub mod objects;
 mod parts;
 mod renewal;

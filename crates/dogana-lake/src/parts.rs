@@ -5,8 +5,11 @@
 //! FixedSizeBinary(n) from padded base64 text, `vector(n,f32)` and `vector(n,f16)` a
 //! dimension-n FixedSizeList of Float32 or Float16 (half width in Parquet,
 //! `store.reconcile.half-width`) from a JSON number array of n numbers; any other value is
-//! `StoreSchemaIncompatible`. They read back as the same text. (A dogana contract declares
-//! none of them yet: they reach the lake through its port.)
+//! `StoreSchemaIncompatible`. They read back as the same text. Struct, list, map and
+//! variant columns land from JSON as Arrow Struct, List and Map columns (`crate::nested`,
+//! `store.reconcile.nested-landing`, `store.reconcile.variant`). (A dogana contract declares
+//! none of them: they reach the lake through its port, and a delivery's undeclared column
+//! lands in the one the stored schema holds, `store.reconcile.stored-type`.)
 
 use std::sync::Arc;
 
@@ -24,14 +27,16 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use base64::Engine as _;
 use bytes::Bytes;
 use dogana::{Date, LogicalType, Timestamp};
-use dogana_receiver::{Datum, StoreError};
+use dogana_receiver::{Batch, Datum, Staged, StoreError};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 
 use crate::lattice::LakeType;
 use crate::layout::ColumnDef;
+use crate::nested;
 use crate::LakeError;
 
 /// The physical kind of a column.
@@ -60,6 +65,8 @@ pub enum Kind {
         /// Float16 elements.
         half: bool,
     },
+    /// A struct, list, map or variant column (`crate::nested`), from JSON.
+    Nested,
 }
 
 impl Kind {
@@ -78,6 +85,7 @@ impl Kind {
                     dim: dim.min(i32::MAX as u32) as i32,
                     half,
                 },
+                Some(t) if nested::is_nested(&t) => Kind::Nested,
                 _ => Kind::Text,
             },
         }
@@ -85,6 +93,7 @@ impl Kind {
 
     fn arrow(self) -> DataType {
         match self {
+            Kind::Nested => unreachable!("a nested column's Arrow type is its lattice type's"),
             Kind::Int => DataType::Int64,
             Kind::Float => DataType::Float64,
             Kind::Bool => DataType::Boolean,
@@ -129,12 +138,23 @@ fn pq(e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
     StoreError::backend("lake", e)
 }
 
+/// The lattice type of a nested or variant column (None: another kind).
+fn nested_type(ty: Option<&str>) -> Option<LakeType> {
+    ty.and_then(LakeType::parse).filter(nested::is_nested)
+}
+
 /// The Arrow schema of a table's columns.
 pub fn schema(columns: &[ColumnDef]) -> Arc<Schema> {
     Arc::new(Schema::new(
         columns
             .iter()
-            .map(|c| Field::new(&c.name, Kind::of(c.ty.as_deref()).arrow(), !c.key))
+            .map(|c| {
+                let ty = match nested_type(c.ty.as_deref()) {
+                    Some(t) => nested::arrow_type(&t),
+                    None => Kind::of(c.ty.as_deref()).arrow(),
+                };
+                Field::new(&c.name, ty, !c.key)
+            })
             .collect::<Vec<_>>(),
     ))
 }
@@ -260,79 +280,111 @@ fn typed_column(
     })
 }
 
-fn column(kind: Kind, name: &str, rows: &[Vec<Datum>], i: usize) -> Result<ArrayRef, StoreError> {
-    let bad = |d: &Datum| {
+/// A value of a row held as [`Datum`]s, as the borrowed [`Staged`] a batch gives.
+fn staged(d: &Datum) -> Staged<'_> {
+    match d {
+        Datum::Null => Staged::Null,
+        Datum::Int(v) => Staged::Int(*v),
+        Datum::Real(v) => Staged::Real(*v),
+        Datum::Bool(v) => Staged::Bool(*v),
+        Datum::Text(s) => Staged::Text(s),
+        Datum::Date(d) => Staged::Date(*d),
+        Datum::Datetime(t) => Staged::Datetime(*t),
+    }
+}
+
+/// The text a non-text value takes in a text column.
+fn render(v: Staged<'_>) -> Option<String> {
+    match v {
+        Staged::Null => None,
+        Staged::Int(v) => Datum::Int(v).render(),
+        Staged::Real(v) => Datum::Real(v).render(),
+        Staged::Bool(v) => Datum::Bool(v).render(),
+        Staged::Text(s) => Some(s.to_owned()),
+        Staged::Date(d) => Datum::Date(d).render(),
+        Staged::Datetime(t) => Datum::Datetime(t).render(),
+    }
+}
+
+/// One column of a plain kind from its `n` values.
+fn column<'a>(
+    kind: Kind,
+    name: &str,
+    n: usize,
+    values: impl Iterator<Item = Staged<'a>>,
+) -> Result<ArrayRef, StoreError> {
+    let bad = |d: &Staged<'_>| {
         corrupt(format!(
             "column {name:?} of kind {kind:?} cannot hold {d:?}"
         ))
     };
     Ok(match kind {
         Kind::Int => {
-            let mut b = Int64Builder::with_capacity(rows.len());
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Int(v) => b.append_value(*v),
-                    d => return Err(bad(d)),
+            let mut b = Int64Builder::with_capacity(n);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Int(v) => b.append_value(v),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Float => {
-            let mut b = Float64Builder::with_capacity(rows.len());
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Real(v) => b.append_value(*v),
-                    Datum::Int(v) => b.append_value(*v as f64),
-                    d => return Err(bad(d)),
+            let mut b = Float64Builder::with_capacity(n);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Real(v) => b.append_value(v),
+                    Staged::Int(v) => b.append_value(v as f64),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Bool => {
-            let mut b = BooleanBuilder::with_capacity(rows.len());
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Bool(v) => b.append_value(*v),
-                    d => return Err(bad(d)),
+            let mut b = BooleanBuilder::with_capacity(n);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Bool(v) => b.append_value(v),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Date => {
-            let mut b = Date32Builder::with_capacity(rows.len());
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Date(d) => b.append_value(
+            let mut b = Date32Builder::with_capacity(n);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Date(d) => b.append_value(
                         i32::try_from(d.days_since_epoch())
                             .map_err(|_| corrupt(format!("date {d} out of range")))?,
                     ),
-                    d => return Err(bad(d)),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Datetime => {
-            let mut b = TimestampMicrosecondBuilder::with_capacity(rows.len()).with_timezone("UTC");
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Datetime(t) => b.append_value(t.as_micros()),
-                    d => return Err(bad(d)),
+            let mut b = TimestampMicrosecondBuilder::with_capacity(n).with_timezone("UTC");
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Datetime(t) => b.append_value(t.as_micros()),
+                    d => return Err(bad(&d)),
                 }
             }
             Arc::new(b.finish())
         }
         Kind::Text => {
-            let mut b = StringBuilder::with_capacity(rows.len(), rows.len() * 8);
-            for r in rows {
-                match &r[i] {
-                    Datum::Null => b.append_null(),
-                    Datum::Text(s) => b.append_value(s),
-                    d => match d.render() {
+            let mut b = StringBuilder::with_capacity(n, n * 8);
+            for v in values {
+                match v {
+                    Staged::Null => b.append_null(),
+                    Staged::Text(s) => b.append_value(s),
+                    d => match render(d) {
                         Some(s) => b.append_value(s),
                         None => b.append_null(),
                     },
@@ -350,30 +402,134 @@ pub fn encode(
     columns: &[ColumnDef],
     rows: &[Vec<Datum>],
 ) -> Result<Bytes, StoreError> {
-    let schema = schema(columns);
-    let arrays: Vec<ArrayRef> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| match Kind::of(c.ty.as_deref()) {
-            k @ (Kind::Binary | Kind::FixedBinary(_) | Kind::Vector { .. }) => {
-                typed_column(table, k, &c.name, rows, i)
+    let mut w = PartWriter::new(table, columns)?;
+    w.write(rows)?;
+    w.finish()
+}
+
+/// One Parquet part written batch by batch: each [`PartWriter::write`] encodes its rows
+/// (Parquet compresses them page by page), so a large delivery is held encoded, never as
+/// rows, until [`PartWriter::finish`] gives the file's bytes.
+pub struct PartWriter {
+    table: String,
+    columns: Vec<ColumnDef>,
+    schema: Arc<Schema>,
+    writer: ArrowWriter<Vec<u8>>,
+    rows: u64,
+}
+
+impl std::fmt::Debug for PartWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartWriter")
+            .field("table", &self.table)
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartWriter {
+    /// A new part of `table`'s `columns`.
+    pub fn new(table: &str, columns: &[ColumnDef]) -> Result<PartWriter, StoreError> {
+        let schema = schema(columns);
+        // dictionaries where values repeat (text, dates, booleans): an integer, float or
+        // instant column is mostly distinct values, whose interning costs and saves nothing
+        let mut props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(false);
+        for c in columns {
+            if matches!(
+                Kind::of(c.ty.as_deref()),
+                Kind::Text | Kind::Date | Kind::Bool
+            ) {
+                props =
+                    props.set_column_dictionary_enabled(ColumnPath::from(c.name.as_str()), true);
             }
-            k => column(k, &c.name, rows, i),
+        }
+        let props = props.build();
+        let writer = ArrowWriter::try_new(Vec::new(), schema.clone(), Some(props)).map_err(pq)?;
+        Ok(PartWriter {
+            table: table.to_owned(),
+            columns: columns.to_vec(),
+            schema,
+            writer,
+            rows: 0,
         })
-        .collect::<Result<_, _>>()?;
-    let batch = if columns.is_empty() {
-        RecordBatch::new_empty(schema.clone())
-    } else {
-        RecordBatch::try_new(schema.clone(), arrays).map_err(pq)?
-    };
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build();
-    let mut out = Vec::new();
-    let mut w = ArrowWriter::try_new(&mut out, schema, Some(props)).map_err(pq)?;
-    w.write(&batch).map_err(pq)?;
-    w.close().map_err(pq)?;
-    Ok(Bytes::from(out))
+    }
+
+    /// Encodes `rows` (one value per column each) into the part.
+    pub fn write(&mut self, rows: &[Vec<Datum>]) -> Result<(), StoreError> {
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match Kind::of(c.ty.as_deref()) {
+                k @ (Kind::Binary | Kind::FixedBinary(_) | Kind::Vector { .. }) => {
+                    typed_column(&self.table, k, &c.name, rows, i)
+                }
+                // rule: store.reconcile.nested-landing — objects and arrays land as Struct,
+                // List and Map columns; rule: store.reconcile.variant — a variant as its one
+                // Struct
+                Kind::Nested => match nested_type(c.ty.as_deref()) {
+                    Some(t) => nested::column(&self.table, &c.name, &t, rows, i),
+                    None => Err(corrupt(format!("{:?} is not a nested type", c.ty))),
+                },
+                k => column(k, &c.name, rows.len(), rows.iter().map(|r| staged(&r[i]))),
+            })
+            .collect::<Result<_, _>>()?;
+        let batch = if self.columns.is_empty() {
+            RecordBatch::new_empty(self.schema.clone())
+        } else {
+            RecordBatch::try_new(self.schema.clone(), arrays).map_err(pq)?
+        };
+        self.writer.write(&batch).map_err(pq)?;
+        self.rows += rows.len() as u64;
+        Ok(())
+    }
+
+    /// Encodes the live rows of `batch` into the part: column `i` of the part is the batch's
+    /// value `at[i]`. Plain kinds only (see [`PartWriter::plain`]): nothing is copied into
+    /// rows of values first.
+    pub fn write_batch(&mut self, batch: &Batch, at: &[usize]) -> Result<(), StoreError> {
+        let n = batch.rows().filter(|r| !r.tombstone).count();
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter()
+            .zip(at)
+            .map(|(c, &i)| {
+                let live = batch.rows().filter(|r| !r.tombstone).map(|r| r.get(i));
+                column(Kind::of(c.ty.as_deref()), &c.name, n, live)
+            })
+            .collect::<Result<_, _>>()?;
+        let batch = if self.columns.is_empty() {
+            RecordBatch::new_empty(self.schema.clone())
+        } else {
+            RecordBatch::try_new(self.schema.clone(), arrays).map_err(pq)?
+        };
+        self.writer.write(&batch).map_err(pq)?;
+        self.rows += n as u64;
+        Ok(())
+    }
+
+    /// Whether every column is of a plain kind (no typed or nested column), as
+    /// [`PartWriter::write_batch`] needs.
+    pub fn plain(columns: &[ColumnDef]) -> bool {
+        columns.iter().all(|c| {
+            !matches!(
+                Kind::of(c.ty.as_deref()),
+                Kind::Binary | Kind::FixedBinary(_) | Kind::Vector { .. } | Kind::Nested
+            )
+        })
+    }
+
+    /// How many rows it holds.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The finished Parquet file.
+    pub fn finish(self) -> Result<Bytes, StoreError> {
+        Ok(Bytes::from(self.writer.into_inner().map_err(pq)?))
+    }
 }
 
 fn datum(a: &dyn Array, kind: Kind, i: usize) -> Result<Datum, StoreError> {
@@ -471,16 +627,30 @@ fn datum(a: &dyn Array, kind: Kind, i: usize) -> Result<Datum, StoreError> {
             };
             Datum::Text(serde_json::to_string(&items).map_err(pq)?)
         }
+        Kind::Nested => return Err(corrupt("a nested column is read by its lattice type")),
     })
 }
 
 /// The rows of one Parquet part, in the columns given (by name; a column the part lacks
 /// reads as NULL).
 pub fn decode(columns: &[ColumnDef], bytes: Bytes) -> Result<Vec<Vec<Datum>>, StoreError> {
-    let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
-        .map_err(pq)?
-        .build()
-        .map_err(pq)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(pq)?;
+    // only the columns asked for are read (a deletion part's keys, a key scan)
+    let roots: Vec<usize> = builder
+        .parquet_schema()
+        .root_schema()
+        .get_fields()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| columns.iter().any(|c| c.name == f.name()))
+        .map(|(i, _)| i)
+        .collect();
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let reader = builder.with_projection(mask).build().map_err(pq)?;
+    let types: Vec<Option<LakeType>> = columns
+        .iter()
+        .map(|c| nested_type(c.ty.as_deref()))
+        .collect();
     let mut rows = Vec::new();
     for batch in reader {
         let batch = batch.map_err(pq)?;
@@ -491,9 +661,10 @@ pub fn decode(columns: &[ColumnDef], bytes: Bytes) -> Result<Vec<Vec<Datum>>, St
         for i in 0..batch.num_rows() {
             let mut row = Vec::with_capacity(columns.len());
             for (c, a) in columns.iter().zip(&cols) {
-                row.push(match a {
-                    None => Datum::Null,
-                    Some(a) => datum(a.as_ref(), Kind::of(c.ty.as_deref()), i)?,
+                row.push(match (a, &types[row.len()]) {
+                    (None, _) => Datum::Null,
+                    (Some(a), Some(t)) => nested::datum_at(a.as_ref(), t, i)?,
+                    (Some(a), None) => datum(a.as_ref(), Kind::of(c.ty.as_deref()), i)?,
                 });
             }
             rows.push(row);

@@ -233,3 +233,48 @@ fn folding_or_collecting_a_table_that_does_not_exist_writes_nothing() {
     assert_eq!(lake.collect("nope", 64).unwrap().record, None);
     assert_eq!(lake.root().list("").unwrap(), before, "no pointer created");
 }
+
+#[test]
+fn a_fold_rewrites_a_part_a_quarter_shadowed_and_drops_the_deletions_it_no_longer_needs() {
+    // rule: store.fold.carry-by-reference, store.lay-out.format-version — a part of which a
+    // quarter or more is shadowed is rewritten with its current rows; with no shadowed row
+    // left the deletion parts go and the snapshot's parts are disjoint again (format 2.0)
+    let mut fx = Fx::new("fold-rewrite");
+    let base: Vec<_> = (1..=8)
+        .map(|id| (id, "2026-10-01", "2026-10-01T10:00:00Z", "1.00", false))
+        .collect();
+    fx.accept(&fx.full("f.csv", "2026-10-02T00:00:00Z", &base));
+    let changes: [&[(i64, &str, &str, &str, bool)]; 3] = [
+        &[(1, "2026-10-01", "2026-10-02T01:00:00Z", "2.00", false)],
+        &[(2, "2026-10-01", "2026-10-03T01:00:00Z", "2.00", false)],
+        &[
+            (3, "2026-10-01", "2026-10-04T01:00:00Z", "2.00", false),
+            (4, "2026-10-01", "2026-10-04T02:00:00Z", "0", true),
+        ],
+    ];
+    for (d, rows) in changes.iter().enumerate() {
+        let since = format!("2026-10-{:02}T00:00:00Z", d + 2);
+        let at = format!("2026-10-{:02}T00:00:00Z", d + 3);
+        fx.accept(&fx.changes(&format!("c{d}.csv"), &since, &at, rows));
+    }
+    let before = fx.state("orders");
+    let lake = fx.r.backend_mut();
+    let head = lake.head("orders").unwrap().unwrap();
+    let s = lake.snapshot(&head).unwrap();
+    assert!(s.overlapping && s.format_version.as_deref() == Some("3.0"));
+    assert_eq!(
+        s.parts.iter().map(|p| (p.rows, p.deletes)).collect::<Vec<_>>(),
+        [(8, false), (1, false), (1, false), (1, false), (1, true)]
+    );
+    let report = lake.fold("orders").unwrap();
+    assert_eq!((report.merges, report.rewritten), (0, 1), "{report:?}");
+    let s = lake.snapshot(report.snapshot.as_ref().unwrap()).unwrap();
+    assert_eq!(
+        s.parts.iter().map(|p| (p.rows, p.deletes)).collect::<Vec<_>>(),
+        [(4, false), (1, false), (1, false), (1, false)],
+        "ids 5..8 rewritten; the three changed rows carried; the deletion part gone"
+    );
+    assert!(!s.overlapping && s.format_version.as_deref() == Some("2.0"));
+    assert_eq!(fx.state("orders"), before);
+    fx.verify("orders");
+}

@@ -153,7 +153,9 @@ fn newer_major_refuses_reads_naming_file_and_versions() {
     };
     with("2.7"); // a newer minor reads as ours
     assert_eq!(fx.r.read_consistent_rows("orders").unwrap().rows.len(), 2);
-    with("3.0");
+    with("3.9"); // the overlapping-parts major, and a newer minor of it
+    assert_eq!(fx.r.read_consistent_rows("orders").unwrap().rows.len(), 2);
+    with("4.0");
     let e = fx.r.read_consistent_rows("orders").unwrap_err();
     match lake_err(&e) {
         LakeError::StoreManifestFormatNewer {
@@ -163,12 +165,12 @@ fn newer_major_refuses_reads_naming_file_and_versions() {
         } => {
             assert_eq!(
                 (file.as_str(), found.as_str(), supported.as_str()),
-                (key.as_str(), "3.0", "2.0")
+                (key.as_str(), "4.0", "3.0")
             );
         }
         other => panic!("{other}"),
     }
-    assert!(e.to_string().contains(&key) && e.to_string().contains("3.0"));
+    assert!(e.to_string().contains(&key) && e.to_string().contains("4.0"));
     // and the table refuses writes too, until a newer build reads it
     let job = fx.full("g.csv", "2026-10-11T06:00:00Z", &DAY1);
     let e =
@@ -216,10 +218,107 @@ fn untouched_parts_are_carried_by_reference() {
             &w2,
         )
     });
-    let third = snapshot(&root, &pointer(&root, "orders").snapshot.unwrap()).parts;
-    assert_eq!(third.len(), 2);
-    assert_eq!(third[0], first[0]);
-    assert_ne!(third[1], second[1], "the touched part is rewritten");
+    let head = pointer(&root, "orders").snapshot.unwrap();
+    let third = snapshot(&root, &head).parts;
+    // merge-on-read: the window's current key (3) is named in a deletion part and the new
+    // rows are one part; no published part is rewritten
+    assert_eq!(third.len(), 4, "{third:?}");
+    assert_eq!(third[..2], second[..]);
+    assert!(third[2].deletes && third[2].rows == 1, "{:?}", third[2]);
+    assert!(!third[3].deletes && third[3].rows == 1, "{:?}", third[3]);
+    // rule: store.lay-out.format-version — parts that may overlap: the overlapping major
+    assert_eq!(
+        snapshot(&root, &head).format_version.as_deref(),
+        Some("3.0")
+    );
+    let ids: Vec<String> = fx
+        .state("orders")
+        .rows
+        .column("id")
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(ids, ["1", "2", "4"]);
+    fx.verify("orders");
+}
+
+#[test]
+fn a_changes_delivery_reads_and_rewrites_no_published_part() {
+    // rule: store.fold.carry-by-reference — cost follows the delivery (pass-carries-untouched)
+    let mut fx = Fx::new("lake-changes-carry");
+    deliver(&mut fx, |fx| {
+        fx.full("f.csv", "2026-10-10T06:00:00Z", &DAY1)
+    });
+    let root = root_of(&fx);
+    let first = snapshot(&root, &pointer(&root, "orders").snapshot.unwrap()).parts;
+    // the first part unreadable: a delivery that read or rewrote it would fail
+    let saved = root.get(&first[0].path).unwrap().unwrap();
+    root.put(&first[0].path, Bytes::from_static(b"not parquet"))
+        .unwrap();
+    let ch = [
+        (2, "2026-10-02", "2026-10-10T07:00:00Z", "21.00", false),
+        (1, "2026-10-01", "2026-10-10T08:00:00Z", "0", true),
+        (5, "2026-10-05", "2026-10-10T09:00:00Z", "50.00", false),
+    ];
+    deliver(&mut fx, |fx| {
+        fx.changes("c.csv", "2026-10-10T06:00:00Z", "2026-10-11T06:00:00Z", &ch)
+    });
+    root.put(&first[0].path, saved).unwrap();
+    let parts = snapshot(&root, &pointer(&root, "orders").snapshot.unwrap()).parts;
+    assert_eq!(parts[0], first[0], "carried by reference");
+    assert_eq!(
+        parts[1..]
+            .iter()
+            .map(|p| (p.deletes, p.rows))
+            .collect::<Vec<_>>(),
+        [(false, 2), (true, 1)],
+        "the upserted rows' part, then the tombstones' deletion part"
+    );
+    // readers see each key's current row only: 2 updated, 1 gone, 5 new
+    let rows = fx.state("orders").rows;
+    let got: Vec<(String, String)> = rows
+        .column("id")
+        .into_iter()
+        .zip(rows.column("amount"))
+        .map(|(i, a)| (i.unwrap(), a.unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        [("2".into(), "21.00".into()), ("5".into(), "50.00".into())]
+    );
+    fx.verify("orders");
+}
+
+#[test]
+fn a_window_replacement_never_brings_back_a_shadowed_row() {
+    // rule: store.fold.carry-by-reference — key 1 moves into the window by a change; its
+    // older copy outside the window stays shadowed once the window is replaced without it
+    let mut fx = Fx::new("lake-shadow");
+    deliver(&mut fx, |fx| {
+        fx.full("f.csv", "2026-10-10T06:00:00Z", &DAY1)
+    });
+    let ch = [(1, "2026-10-05", "2026-10-10T07:00:00Z", "11.00", false)];
+    deliver(&mut fx, |fx| {
+        fx.changes("c.csv", "2026-10-10T06:00:00Z", "2026-10-11T06:00:00Z", &ch)
+    });
+    let w = [(3, "2026-10-05", "2026-10-11T10:00:00Z", "30.00", false)];
+    deliver(&mut fx, |fx| {
+        fx.window(
+            "w.csv",
+            "2026-10-12T06:00:00Z",
+            "2026-10-05",
+            "2026-10-05",
+            &w,
+        )
+    });
+    let ids: Vec<String> = fx
+        .state("orders")
+        .rows
+        .column("id")
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(ids, ["2", "3"], "key 1's copy of 2026-10-01 is not current");
     fx.verify("orders");
 }
 

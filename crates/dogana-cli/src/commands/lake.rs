@@ -7,11 +7,13 @@
 //!   ledgers kept.
 //! - `dogana replicate --from URL --to DIR [TABLE...] [--adopt]`: pulls whole snapshots into
 //!   a read-only local replica (`replica-read-whole`).
+//! - `dogana duckdb-sql --store URL TABLE`: prints the DuckDB views that read the table's
+//!   current snapshot and its regions (`dogana_lake::sql`).
 //!
 //! A build without the `lake` feature answers each with one line saying how to get it; a
 //! store that is not a lake store is refused naming what it is.
 
-use crate::cli::{CollectArgs, FoldArgs, ReplicateArgs};
+use crate::cli::{CollectArgs, DuckdbSqlArgs, FoldArgs, ReplicateArgs};
 #[cfg(not(feature = "lake"))]
 use crate::refusal::refuse;
 use crate::refusal::Result;
@@ -24,7 +26,7 @@ mod imp {
     use dogana_receiver::{Open, StoreError};
     use dogana_stores::Spec;
 
-    use crate::cli::{CollectArgs, FoldArgs, ReplicateArgs};
+    use crate::cli::{CollectArgs, DuckdbSqlArgs, FoldArgs, ReplicateArgs};
     use crate::commands::receiver::{lock_wait, shown};
     use crate::output;
     use crate::refusal::{refuse, Refusal, Result};
@@ -107,8 +109,13 @@ mod imp {
                 .fold(table)
                 .map_err(|e| failed(&format!("folding {table:?}"), &a.store, &e))?;
             if r.snapshot.is_some() {
+                let rewritten = if r.rewritten > 0 {
+                    format!(", {} rewritten without their shadowed rows", r.rewritten)
+                } else {
+                    String::new()
+                };
                 out.push_str(&format!(
-                    "{table}: folded {} parts into {} ({} merges of 4; {} bytes merged, {} written), fence {}\n",
+                    "{table}: folded {} parts into {} ({} merges of 4{rewritten}; {} bytes merged, {} written), fence {}\n",
                     r.parts_before, r.parts_after, r.merges, r.bytes_merged, r.bytes_written, r.fence
                 ));
             } else {
@@ -154,6 +161,23 @@ mod imp {
             }
         }
         output::stdout(output::shown_lines(&out).as_bytes())?;
+        Ok(())
+    }
+
+    pub fn duckdb_sql(a: DuckdbSqlArgs) -> Result<()> {
+        let root = root(&a.store, "duckdb-sql")?;
+        let lake = open(&a.store, &root, false, &LakeOptions::default())?;
+        let names = tables(&lake, &a.store, Some(a.table))?;
+        let table = names.first().cloned().unwrap_or_default();
+        let sql = dogana_lake::sql::current_snapshot_sql(&lake, &table)
+            .map_err(|e| failed(&format!("reading {table:?}"), &a.store, &e))?;
+        match sql {
+            Some(sql) => output::stdout(sql.as_bytes())?,
+            None => refuse!(
+                "table {table:?} of store {} has nothing published yet",
+                shown(&a.store)
+            ),
+        }
         Ok(())
     }
 
@@ -250,6 +274,19 @@ pub fn collect(a: CollectArgs) -> Result<()> {
     {
         let _ = a;
         no_lake("collect")
+    }
+}
+
+/// `dogana duckdb-sql --store URL TABLE`.
+pub fn duckdb_sql(a: DuckdbSqlArgs) -> Result<()> {
+    #[cfg(feature = "lake")]
+    {
+        imp::duckdb_sql(a)
+    }
+    #[cfg(not(feature = "lake"))]
+    {
+        let _ = a;
+        no_lake("duckdb-sql")
     }
 }
 

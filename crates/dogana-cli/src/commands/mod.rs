@@ -54,6 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fold(a) => lake::fold(a),
         Command::Collect(a) => lake::collect(a),
         Command::Replicate(a) => lake::replicate(a),
+        Command::DuckdbSql(a) => lake::duckdb_sql(a),
         Command::Contract(a) => contract::run(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),
