@@ -263,14 +263,20 @@ fn a_fold_rewrites_a_part_a_quarter_shadowed_and_drops_the_deletions_it_no_longe
     let s = lake.snapshot(&head).unwrap();
     assert!(s.overlapping && s.format_version.as_deref() == Some("3.0"));
     assert_eq!(
-        s.parts.iter().map(|p| (p.rows, p.deletes)).collect::<Vec<_>>(),
+        s.parts
+            .iter()
+            .map(|p| (p.rows, p.deletes))
+            .collect::<Vec<_>>(),
         [(8, false), (1, false), (1, false), (1, false), (1, true)]
     );
     let report = lake.fold("orders").unwrap();
     assert_eq!((report.merges, report.rewritten), (0, 1), "{report:?}");
     let s = lake.snapshot(report.snapshot.as_ref().unwrap()).unwrap();
     assert_eq!(
-        s.parts.iter().map(|p| (p.rows, p.deletes)).collect::<Vec<_>>(),
+        s.parts
+            .iter()
+            .map(|p| (p.rows, p.deletes))
+            .collect::<Vec<_>>(),
         [(4, false), (1, false), (1, false), (1, false)],
         "ids 5..8 rewritten; the three changed rows carried; the deletion part gone"
     );
