@@ -7,7 +7,8 @@
 # If-Match PUTs on one ETag both win (docs/store-decisions.md). Starts both, runs every
 # dogana-lake test with the `servers` feature (the conformance suite, lease renewal and the
 # crash harness on S3 and Azure: DOGANA_LAKE_SERVER_KILLS kills each, default 30) and the
-# #[ignore]d ones too (DuckDB's SQL, S3 and Azure contention, a SIGSTOPped writer), stops them.
+# #[ignore]d ones too (DuckDB's SQL; S3 and Azure contention, 8 writers, or
+# DOGANA_LAKE_SERVER_CONTENTION=16x50 for 16 writers x 50 rounds; a SIGSTOPped writer), stops them.
 # A server that cannot start fails the run, naming why.
 #
 #   bash scripts/test-lake.sh [cargo test arguments, e.g. --test contention]

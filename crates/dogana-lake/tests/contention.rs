@@ -21,6 +21,21 @@ const FILE: (usize, u64) = (16, 50);
 const SERVER_CAS: (usize, u64) = (8, 20);
 const SERVER_PUBLISH: (usize, u64) = (8, 10);
 
+/// `DOGANA_LAKE_SERVER_CONTENTION=WxR` (e.g. `16x50`, the brief's size) sets writers and
+/// rounds of both server runs instead.
+fn on_server(default: (usize, u64)) -> (usize, u64) {
+    let Ok(spec) = std::env::var("DOGANA_LAKE_SERVER_CONTENTION") else {
+        return default;
+    };
+    let (w, r) = spec
+        .split_once('x')
+        .unwrap_or_else(|| panic!("DOGANA_LAKE_SERVER_CONTENTION={spec:?}: WRITERSxROUNDS"));
+    (
+        w.parse().expect("writers: a number"),
+        r.parse().expect("rounds: a number"),
+    )
+}
+
 fn fresh(base: &str) -> String {
     format!(
         "{}/run-{}",
@@ -236,14 +251,14 @@ fn env_url(name: &str) -> String {
 #[ignore = "needs an S3-compatible server: scripts/test-lake.sh"]
 fn s3_cas_under_contention() {
     // rule: store.fold.pointer-commit, topology.coordinate.primitive
-    raw_cas(&fresh(&env_url("DOGANA_LAKE_S3_URL")), SERVER_CAS);
+    raw_cas(&fresh(&env_url("DOGANA_LAKE_S3_URL")), on_server(SERVER_CAS));
 }
 
 #[test]
 #[ignore = "needs an S3-compatible server: scripts/test-lake.sh"]
 fn s3_one_publication_per_head() {
     // rule: store.fold.pointer-commit, store.lease.acquire, store.lease.pointer-fence
-    publications(&fresh(&env_url("DOGANA_LAKE_S3_URL")), SERVER_PUBLISH);
+    publications(&fresh(&env_url("DOGANA_LAKE_S3_URL")), on_server(SERVER_PUBLISH));
 }
 
 #[test]
@@ -256,14 +271,14 @@ fn s3_sigstopped_writer_is_fenced() {
 #[ignore = "needs Azurite: scripts/test-lake.sh"]
 fn azure_cas_under_contention() {
     // rule: store.fold.pointer-commit, topology.coordinate.primitive
-    raw_cas(&fresh(&env_url("DOGANA_LAKE_AZ_URL")), SERVER_CAS);
+    raw_cas(&fresh(&env_url("DOGANA_LAKE_AZ_URL")), on_server(SERVER_CAS));
 }
 
 #[test]
 #[ignore = "needs Azurite: scripts/test-lake.sh"]
 fn azure_one_publication_per_head() {
     // rule: store.fold.pointer-commit, store.lease.acquire, store.lease.pointer-fence
-    publications(&fresh(&env_url("DOGANA_LAKE_AZ_URL")), SERVER_PUBLISH);
+    publications(&fresh(&env_url("DOGANA_LAKE_AZ_URL")), on_server(SERVER_PUBLISH));
 }
 
 #[test]

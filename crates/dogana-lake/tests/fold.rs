@@ -3,7 +3,7 @@
 
 use dogana_lake::layout::{pointer_key, Pointer};
 use dogana_lake::{plan_merges, tier, Lake, LakeError, LakeOptions};
-use dogana_receiver::conformance::Fixture;
+use dogana_receiver::conformance::{Fixture, Order};
 use dogana_receiver::{Backend, Column, Open, Step, Store, Txn};
 
 type Fx = Fixture<Store<Lake>>;
@@ -244,7 +244,7 @@ fn a_fold_rewrites_a_part_a_quarter_shadowed_and_drops_the_deletions_it_no_longe
         .map(|id| (id, "2026-10-01", "2026-10-01T10:00:00Z", "1.00", false))
         .collect();
     fx.accept(&fx.full("f.csv", "2026-10-02T00:00:00Z", &base));
-    let changes: [&[(i64, &str, &str, &str, bool)]; 3] = [
+    let changes: [&[Order<'_>]; 3] = [
         &[(1, "2026-10-01", "2026-10-02T01:00:00Z", "2.00", false)],
         &[(2, "2026-10-01", "2026-10-03T01:00:00Z", "2.00", false)],
         &[
