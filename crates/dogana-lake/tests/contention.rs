@@ -251,14 +251,20 @@ fn env_url(name: &str) -> String {
 #[ignore = "needs an S3-compatible server: scripts/test-lake.sh"]
 fn s3_cas_under_contention() {
     // rule: store.fold.pointer-commit, topology.coordinate.primitive
-    raw_cas(&fresh(&env_url("DOGANA_LAKE_S3_URL")), on_server(SERVER_CAS));
+    raw_cas(
+        &fresh(&env_url("DOGANA_LAKE_S3_URL")),
+        on_server(SERVER_CAS),
+    );
 }
 
 #[test]
 #[ignore = "needs an S3-compatible server: scripts/test-lake.sh"]
 fn s3_one_publication_per_head() {
     // rule: store.fold.pointer-commit, store.lease.acquire, store.lease.pointer-fence
-    publications(&fresh(&env_url("DOGANA_LAKE_S3_URL")), on_server(SERVER_PUBLISH));
+    publications(
+        &fresh(&env_url("DOGANA_LAKE_S3_URL")),
+        on_server(SERVER_PUBLISH),
+    );
 }
 
 #[test]
@@ -271,14 +277,20 @@ fn s3_sigstopped_writer_is_fenced() {
 #[ignore = "needs Azurite: scripts/test-lake.sh"]
 fn azure_cas_under_contention() {
     // rule: store.fold.pointer-commit, topology.coordinate.primitive
-    raw_cas(&fresh(&env_url("DOGANA_LAKE_AZ_URL")), on_server(SERVER_CAS));
+    raw_cas(
+        &fresh(&env_url("DOGANA_LAKE_AZ_URL")),
+        on_server(SERVER_CAS),
+    );
 }
 
 #[test]
 #[ignore = "needs Azurite: scripts/test-lake.sh"]
 fn azure_one_publication_per_head() {
     // rule: store.fold.pointer-commit, store.lease.acquire, store.lease.pointer-fence
-    publications(&fresh(&env_url("DOGANA_LAKE_AZ_URL")), on_server(SERVER_PUBLISH));
+    publications(
+        &fresh(&env_url("DOGANA_LAKE_AZ_URL")),
+        on_server(SERVER_PUBLISH),
+    );
 }
 
 #[test]
