@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -32,6 +33,22 @@ fn staging(table: &str) -> (String, String) {
         format!("temp.main.{}", quote_ident(&r)),
         format!("temp.main.{}", quote_ident(&t)),
     )
+}
+
+/// The name of every table a whole-table delivery is staged in, in the main database: the
+/// prefix, the table, then the process and a number of its own (one per staging).
+const WHOLE_PREFIX: &str = "dogana_whole__";
+
+static WHOLE_SEQ: AtomicU64 = AtomicU64::new(1);
+
+/// A delivery to a table staged whole: its rows in a new table of the published columns,
+/// named for it, which the commit renames in place of the published table.
+#[derive(Debug, Clone)]
+struct Whole {
+    /// The staging table's name in `main`, unquoted.
+    name: String,
+    /// Its columns, as the published table has them.
+    columns: Vec<Column>,
 }
 
 /// The store's own tables, index and view, one statement each (DuckDB runs several
@@ -117,6 +134,8 @@ pub struct DuckDb {
     instance: Arc<Instance>,
     options: DuckDbOptions,
     holding: bool,
+    /// The tables this handle stages whole deliveries in, by published table.
+    whole: HashMap<String, Whole>,
 }
 
 impl std::fmt::Debug for DuckDb {
@@ -227,6 +246,7 @@ impl Open for DuckDb {
             return Err(StoreError::NotAStore(format!("{shown} does not exist")));
         }
         let key = canonical(path);
+        let mut fresh = false;
         let instance = {
             let mut map = instances()
                 .lock()
@@ -241,6 +261,7 @@ impl Open for DuckDb {
                 Some(i) => i,
                 None => {
                     let root = connect(path, write, options)?;
+                    fresh = true;
                     let i = Arc::new(Instance {
                         path: key.clone(),
                         root: Mutex::new(root),
@@ -266,9 +287,13 @@ impl Open for DuckDb {
             instance,
             options: options.clone(),
             holding: false,
+            whole: HashMap::new(),
         };
         if write {
             db.create_schema()?;
+            if fresh {
+                db.drop_leftovers()?;
+            }
         } else {
             db.check_store(&shown)?;
         }
@@ -404,6 +429,40 @@ impl DuckDb {
         self.commit()
     }
 
+    /// Drops the tables a killed process staged whole deliveries in. Only for the instance
+    /// this process has just opened for writing: DuckDB's file lock keeps every other process
+    /// out, and no other handle of this process has staged anything yet.
+    fn drop_leftovers(&mut self) -> Result<(), StoreError> {
+        let names: Vec<String> = {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT table_name FROM duckdb_tables()
+                     WHERE database_name = current_database() AND schema_name = 'main'",
+                )
+                .duck()?;
+            let all = stmt
+                .query_map([], |r| r.get::<_, String>(0))
+                .duck()?
+                .collect::<Result<Vec<_>, _>>()
+                .duck()?;
+            all.into_iter()
+                .filter(|n| n.starts_with(WHOLE_PREFIX))
+                .collect()
+        };
+        if names.is_empty() {
+            return Ok(());
+        }
+        self.begin(Txn::Write, &[])?;
+        for n in &names {
+            if let Err(e) = self.run(&format!("DROP TABLE main.{}", quote_ident(n)), &[]) {
+                self.rollback();
+                return Err(e);
+            }
+        }
+        self.commit()
+    }
+
     fn check_store(&mut self, shown: &str) -> Result<(), StoreError> {
         let have: i64 = self
             .conn
@@ -442,6 +501,7 @@ impl DuckDb {
             instance: self.instance.clone(),
             options: self.options.clone(),
             holding: false,
+            whole: HashMap::new(),
         })
     }
 
@@ -501,6 +561,84 @@ impl DuckDb {
         }
     }
 
+    /// The TEMP table of the tombstones' keys (`k0…`) of a delivery to `table`.
+    fn create_tombstones(&self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+        let stombs = quote_ident(&staging_names(table).1);
+        let keys: Vec<String> = layout
+            .key
+            .iter()
+            .enumerate()
+            .map(|(i, (_, t))| format!("k{i} {}", staging_type(t.as_deref())))
+            .collect();
+        let keys = if keys.is_empty() {
+            "k_none VARCHAR".to_owned()
+        } else {
+            keys.join(", ")
+        };
+        self.run(&format!("CREATE TEMP TABLE {stombs} ({keys})"), &[])?;
+        Ok(())
+    }
+
+    /// The staged live rows of `table` as SQL: the TEMP table, or the whole-table staging
+    /// table's columns renamed `c0…` as the TEMP table's are.
+    fn staged_rows(&self, table: &str) -> String {
+        match self.whole.get(table) {
+            None => staging(table).0,
+            Some(w) => {
+                let cols: Vec<String> = w
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| format!("{} AS c{i}", quote_ident(&c.name)))
+                    .collect();
+                format!(
+                    "(SELECT {} FROM main.{})",
+                    cols.join(", "),
+                    quote_ident(&w.name)
+                )
+            }
+        }
+    }
+
+    /// Whether renaming `staged` in place of the published `table` keeps what the table is:
+    /// the same columns (names, types, order, NOT NULL) and nothing built on it (an index or a
+    /// constraint someone added).
+    fn same_table(&self, table: &str, staged: &str) -> Result<bool, StoreError> {
+        let shape = |t: &str| -> Result<Vec<(String, String, String)>, StoreError> {
+            let mut stmt = self
+                .conn
+                .prepare_cached(
+                    "SELECT column_name, data_type, is_nullable FROM information_schema.columns
+                     WHERE table_schema = 'main' AND table_catalog = current_database()
+                     AND table_name = ? ORDER BY ordinal_position",
+                )
+                .duck()?;
+            let rows = stmt
+                .query_map([t], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .duck()?
+                .collect::<Result<Vec<_>, _>>()
+                .duck()?;
+            Ok(rows)
+        };
+        if shape(table)? != shape(staged)? {
+            return Ok(false);
+        }
+        let built: i64 = self
+            .conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM duckdb_indexes()
+                         WHERE database_name = current_database() AND schema_name = 'main'
+                         AND table_name = ?1)
+                      + (SELECT count(*) FROM duckdb_constraints()
+                         WHERE database_name = current_database() AND schema_name = 'main'
+                         AND table_name = ?1 AND constraint_type <> 'NOT NULL')",
+                [table],
+                |r| r.get(0),
+            )
+            .duck()?;
+        Ok(built == 0)
+    }
+
     fn published_types(&self, table: &str) -> Result<Vec<(String, String)>, StoreError> {
         let mut stmt = self
             .conn
@@ -526,6 +664,13 @@ impl Drop for DuckDb {
         if self.holding {
             let _ = self.conn.execute_batch("ROLLBACK");
             self.release_write_lock();
+        }
+        // a decision never committed leaves nothing behind
+        for w in self.whole.values() {
+            let _ = self.conn.execute(
+                &format!("DROP TABLE IF EXISTS main.{}", quote_ident(&w.name)),
+                [],
+            );
         }
     }
 }
@@ -690,35 +835,111 @@ impl Backend for DuckDb {
     }
 
     fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
-        let (srows, stombs) = staging_names(table);
-        let (srows, stombs) = (quote_ident(&srows), quote_ident(&stombs));
+        let srows = quote_ident(&staging_names(table).0);
         let cols: Vec<String> = layout
             .types
             .iter()
             .enumerate()
             .map(|(i, t)| format!("c{i} {}", staging_type(t.as_deref())))
             .collect();
-        let keys: Vec<String> = layout
-            .key
-            .iter()
-            .enumerate()
-            .map(|(i, (_, t))| format!("k{i} {}", staging_type(t.as_deref())))
-            .collect();
-        let or_none = |v: Vec<String>, none: &str| {
-            if v.is_empty() {
-                format!("{none} VARCHAR")
-            } else {
-                v.join(", ")
-            }
+        let cols = if cols.is_empty() {
+            "c_none VARCHAR".to_owned()
+        } else {
+            cols.join(", ")
         };
+        self.run(&format!("CREATE TEMP TABLE {srows} ({cols})"), &[])?;
+        self.create_tombstones(table, layout)
+    }
+
+    /// Stages the live rows in a new table of the published columns in the main database
+    /// (`dogana_whole__…`), when their staging types are the published types (a decimal
+    /// column is staged as text: not whole); the tombstones' keys in their TEMP table. The
+    /// table is written in the decision's transaction and dropped by `stage_clear` unless
+    /// the commit renamed it: saves the TEMP table's copy of every row and the copy from it.
+    fn stage_create_whole(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        columns: &[Column],
+    ) -> Result<bool, StoreError> {
+        // names the columns check refuses (empty, NUL, equal but for letter case) are no
+        // table's: staged as usual, for the check to refuse them
+        let mut folded: Vec<String> = columns.iter().map(|c| c.name.to_lowercase()).collect();
+        folded.sort_unstable();
+        folded.dedup();
+        let fits = self.instance.writable
+            && !columns.is_empty()
+            && folded.len() == columns.len()
+            && columns
+                .iter()
+                .all(|c| !c.name.is_empty() && !c.name.contains('\0'))
+            && columns.len() == layout.loaded.len()
+            && columns
+                .iter()
+                .zip(&layout.loaded)
+                .all(|(c, l)| &c.name == l)
+            && columns
+                .iter()
+                .all(|c| staging_type(c.ty.as_deref()) == duckdb_type(c.ty.as_deref()));
+        if !fits {
+            self.stage_create(table, layout)?;
+            return Ok(false);
+        }
+        let name = format!(
+            "{WHOLE_PREFIX}{table}__{}_{}",
+            std::process::id(),
+            WHOLE_SEQ.fetch_add(1, Ordering::Relaxed)
+        );
+        // NOT NULL only at publication: a null key is the keys check's to refuse
+        let defs: Vec<String> = columns
+            .iter()
+            .map(|c| format!("{} {}", quote_ident(&c.name), duckdb_type(c.ty.as_deref())))
+            .collect();
         self.run(
-            &format!("CREATE TEMP TABLE {srows} ({})", or_none(cols, "c_none")),
+            &format!(
+                "CREATE TABLE main.{} ({})",
+                quote_ident(&name),
+                defs.join(", ")
+            ),
             &[],
         )?;
-        self.run(
-            &format!("CREATE TEMP TABLE {stombs} ({})", or_none(keys, "k_none")),
-            &[],
-        )?;
+        self.whole.insert(
+            table.to_owned(),
+            Whole {
+                name,
+                columns: columns.to_vec(),
+            },
+        );
+        self.create_tombstones(table, layout)?;
+        Ok(true)
+    }
+
+    fn replace_with_staged(&mut self, table: &str, keep: bool) -> Result<(), StoreError> {
+        let w = self.whole.get(table).cloned().ok_or_else(|| {
+            StoreError::Corrupt(format!("no whole-table staging of {table:?} to publish"))
+        })?;
+        let (t, staged) = (quote_ident(table), quote_ident(&w.name));
+        for c in w.columns.iter().filter(|c| c.key) {
+            self.run(
+                &format!(
+                    "ALTER TABLE main.{staged} ALTER COLUMN {} SET NOT NULL",
+                    quote_ident(&c.name)
+                ),
+                &[],
+            )?;
+        }
+        if keep && !self.same_table(table, &w.name)? {
+            // the published table keeps its own columns and what is built on it
+            let names = ident_list(w.columns.iter().map(|c| c.name.as_str()), "");
+            self.run(&format!("DELETE FROM main.{t}"), &[])?;
+            self.run(
+                &format!("INSERT INTO main.{t} ({names}) SELECT {names} FROM main.{staged}"),
+                &[],
+            )?;
+            return Ok(());
+        }
+        self.run(&format!("DROP TABLE IF EXISTS main.{t}"), &[])?;
+        self.run(&format!("ALTER TABLE main.{staged} RENAME TO {t}"), &[])?;
         Ok(())
     }
 
@@ -748,17 +969,23 @@ impl Backend for DuckDb {
                 live.push(&row);
             }
         }
-        for (columns, name) in [(&mut live, &srows), (&mut dead, &stombs)] {
+        let srows = match self.whole.get(table) {
+            Some(w) => (w.name.as_str(), "main"),
+            None => (srows.as_str(), "temp"),
+        };
+        for (columns, (name, db)) in [(&mut live, srows), (&mut dead, (stombs.as_str(), "temp"))] {
             if columns.len() == 0 {
                 continue;
             }
             let batch = columns
                 .finish()
                 .map_err(|e| StoreError::backend("duckdb", e))?;
-            let mut app = self
-                .conn
-                .appender_to_catalog_and_db(name.as_str(), "temp", "main")
-                .duck()?;
+            let mut app = if db == "temp" {
+                self.conn.appender_to_catalog_and_db(name, "temp", "main")
+            } else {
+                self.conn.appender_to_db(name, "main")
+            }
+            .duck()?;
             app.append_record_batch(batch).duck()?;
             app.flush().duck()?;
         }
@@ -769,6 +996,12 @@ impl Backend for DuckDb {
         let (srows, stombs) = staging(table);
         self.run(&format!("DROP TABLE IF EXISTS {srows}"), &[])?;
         self.run(&format!("DROP TABLE IF EXISTS {stombs}"), &[])?;
+        if let Some(w) = self.whole.get(table) {
+            // gone already when the commit renamed it in place of the published table
+            let sql = format!("DROP TABLE IF EXISTS main.{}", quote_ident(&w.name));
+            self.run(&sql, &[])?;
+            self.whole.remove(table);
+        }
         Ok(())
     }
 
@@ -777,8 +1010,8 @@ impl Backend for DuckDb {
         table: &str,
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
-        let (srows, stombs) = staging(table);
-        let hits = keys_outside_query(table, q, &srows, &stombs);
+        let stombs = staging(table).1;
+        let hits = keys_outside_query(table, q, &self.staged_rows(table), &stombs);
         let bounds = [value_duck(&q.window.low), value_duck(&q.window.high)];
         let count: i64 = self
             .conn
@@ -806,7 +1039,8 @@ impl Backend for DuckDb {
     }
 
     fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
-        let (srows, stombs) = staging(table);
+        let srows = self.staged_rows(table);
+        let stombs = staging(table).1;
         let t = quote_ident(table);
         match step {
             Step::Create(columns) => {

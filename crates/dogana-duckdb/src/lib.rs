@@ -36,6 +36,18 @@
 //!   (text for types the rows reader does not parse): private to the connection, gone after
 //!   a crash. Every connection runs with `TimeZone = 'UTC'`, so a datetime is the instant the
 //!   file gave.
+//! - **A full read is staged whole and swapped in.** A delivery that, accepted, replaces every
+//!   row stages its live rows straight into a new table of the published columns in the main
+//!   database, `dogana_whole__{table}__{pid}_{n}`, written and committed in the decision's
+//!   transaction; the commit's transaction sets the key columns NOT NULL, drops the published
+//!   table and renames the staged one in its place, beside the ledger and the receipt (old or
+//!   new after a crash). So no row is written twice. A refusal, a replay, a failed commit or a
+//!   handle closed without committing drops it; a process killed in between leaves it in the
+//!   file, and the next process to open the file for writing drops every `dogana_whole__`
+//!   table (DuckDB's file lock keeps every other process out then). A published table with an
+//!   index or a constraint someone added, or other column types or order, keeps them: its rows
+//!   are replaced from the staged table instead. A column staged as text (`decimal(p,s)`) is
+//!   not staged whole.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -709,6 +709,58 @@ pub fn full_replaces_all<R: Receiver>() {
     assert!(fx.state("orders").rows.rows.is_empty());
 }
 
+/// A full read replaces the table whole however the backend stages it (straight into a new
+/// table, [`Backend::stage_create_whole`](crate::Backend::stage_create_whole)): an acceptance
+/// publishes exactly its rows, also when decided again after the head moved; a refusal found
+/// after the rows were staged publishes nothing, and the next full read is published whole.
+pub fn full_replacement_publishes_only_accepted_rows<R: Receiver>() {
+    // rule: PLAN-03, PLAN-14, RECV-08, RECV-10
+    let mut fx = Fixture::<R>::new("whole");
+    fx.accept(&fx.full("full1.csv", T1, &base_orders()));
+    let published = fx.state("orders").rows;
+    // refused by the rows check, which counts the rows as they are staged
+    let mut short = fx.full("full2.csv", T2, &base_orders()[..3]);
+    short.manifest = orders()
+        .manifest("full", ts(T2))
+        .rows(4)
+        .build()
+        .expect("manifest");
+    fx.refuse(&short, "rows");
+    assert_eq!(fx.state("orders").rows.columns, published.columns);
+    // decided, overtaken by a window delivery, decided again and published whole
+    let rows = [
+        (2, "2026-10-01", "2026-10-11T01:00:00Z", "21.00", false),
+        (7, "2026-10-05", "2026-10-11T02:00:00Z", "70.00", false),
+    ];
+    let a = fx.full("full3.csv", T3, &rows);
+    let b = fx.window(
+        "window.csv",
+        T2,
+        "2026-10-03",
+        "2026-10-03",
+        &[(4, "2026-10-03", "2026-10-10T10:00:00Z", "44.00", false)],
+    );
+    let (da, db) = fx.r.interleave(&a, &b).expect("interleave");
+    assert_eq!(db.receipt.outcome(), Outcome::Accepted);
+    assert_eq!(da.redecided, 1);
+    assert_eq!(
+        da.receipt.outcome(),
+        Outcome::Accepted,
+        "{}",
+        failures(&da.receipt)
+    );
+    fx.verify("orders");
+    let state = fx.state("orders");
+    assert_eq!(state.rows.columns, published.columns);
+    assert_eq!(ids(&state.rows), set(&["2", "7"]));
+    assert_eq!(
+        state.rows.value("id", "7", "amount").as_deref(),
+        Some("70.00")
+    );
+    // rule: PLAN-14 — the deleted column is never published
+    assert!(!state.rows.columns.iter().any(|c| c == "deleted"));
+}
+
 /// replace_window deletes the rows inside the window and earlier copies of the read's keys,
 /// then inserts; rows outside the window are untouched.
 pub fn window_replaces_window<R: Receiver>() {
@@ -1693,6 +1745,8 @@ macro_rules! conformance_suite {
             honest_delivery_passes_every_check,
             // rule: PLAN-03, PLAN-09, RECV-07, RECV-11, RECV-14
             full_replaces_all,
+            // rule: PLAN-03, PLAN-14, RECV-08, RECV-10
+            full_replacement_publishes_only_accepted_rows,
             // rule: PLAN-01, PLAN-02, PLAN-04, PLAN-11
             window_replaces_window,
             // rule: PLAN-05, PLAN-06, CHECK-03, CHECK-06

@@ -5,15 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use dogana::{
-    Action, ActionKind, Check, Contract, Coverage, FromWire, Gate, Group, Ledger, Manifest,
-    Outcome, Receipt, Timestamp, Wire,
+    Action, ActionKind, Check, Contract, FromWire, Gate, Group, Ledger, Manifest, Outcome, Receipt,
+    Timestamp, Wire,
 };
 use dogana_rows::{sha256_file, Format, RowReport};
 
 use crate::batch::Datum;
 use crate::ledger_cache;
 use crate::port::{Backend, Column, KeysFrom, KeysOutside, ReceiptRow, Step, Txn};
-use crate::stage::{self, declared_type, Staged};
+use crate::stage::{self, target_columns, Staged};
 use crate::StoreError;
 
 static HANDLES: AtomicU64 = AtomicU64::new(1);
@@ -299,23 +299,6 @@ fn check_table_name(table: &str) -> Result<(), StoreError> {
         )));
     }
     Ok(())
-}
-
-/// The bound columns the published table always has: the key and the window column.
-fn bound_published(contract: &Contract) -> Vec<String> {
-    let mut v: Vec<String> = contract.key().to_vec();
-    if let Some(w) = contract.window_column() {
-        if !v.iter().any(|k| k == w) {
-            v.push(w.to_owned());
-        }
-    }
-    v
-}
-
-fn is_replace_all(contract: &Contract, manifest: &Manifest) -> bool {
-    contract
-        .shape(manifest.shape())
-        .is_some_and(|s| s.is_complete() && s.coverage() == Coverage::Table)
 }
 
 impl<B: Backend> Store<B> {
@@ -778,20 +761,8 @@ fn columns_check(job: &Job, staged: &Staged, published: Option<&[String]>) -> (C
             }
         }
     }
-    let mut wanted: Vec<String> = loaded.clone();
-    for b in bound_published(&job.contract) {
-        if !wanted.contains(&b) {
-            wanted.push(b);
-        }
-    }
-    let typed: Vec<Column> = wanted
-        .iter()
-        .map(|c| Column {
-            name: c.clone(),
-            ty: declared_type(job, c),
-            key: job.contract.key().contains(c),
-        })
-        .collect();
+    let typed: Vec<Column> = target_columns(job, loaded);
+    let wanted: Vec<String> = typed.iter().map(|c| c.name.clone()).collect();
     let names = |v: &[String]| {
         v.iter()
             .map(|c| format!("{c:?}"))
@@ -809,7 +780,7 @@ fn columns_check(job: &Job, staged: &Staged, published: Option<&[String]>) -> (C
     };
     let have: BTreeSet<&str> = published.iter().map(String::as_str).collect();
     let want: BTreeSet<&str> = wanted.iter().map(String::as_str).collect();
-    if is_replace_all(&job.contract, &job.manifest) {
+    if stage::complete_table(job) {
         return if have == want {
             (
                 Check::pass("columns", "the file's columns are the published table's"),
@@ -948,6 +919,11 @@ fn publish<B: Backend>(
         .transition()
         .map(|tr| tr.plan().actions())
         .unwrap_or_default();
+    if staged.whole && matches!(actions, [a] if a.kind() == ActionKind::ReplaceAll) {
+        // rule: PLAN-03 — the rows staged whole become the published table, in this commit
+        b.replace_with_staged(table, plan == &TablePlan::Keep)?;
+        return b.execute(table, Step::Indexes(contract));
+    }
     match plan {
         TablePlan::Keep => {}
         TablePlan::Create(cols) => b.execute(table, Step::Create(cols))?,

@@ -149,6 +149,27 @@ pub trait Backend {
     /// Creates the (private, empty) staging area of one delivery to `table` (one per table:
     /// the tables of a group are staged side by side).
     fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError>;
+    /// [`Backend::stage_create`] for a delivery that, accepted, replaces every published row
+    /// (a complete whole-table read): answers true when the live rows go straight into a new
+    /// table of `columns` (what [`Step::Create`] makes), which [`Backend::replace_with_staged`]
+    /// then publishes. By default, `stage_create` and false.
+    fn stage_create_whole(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        columns: &[Column],
+    ) -> Result<bool, StoreError> {
+        let _ = columns;
+        self.stage_create(table, layout).map(|()| false)
+    }
+    /// Publishes what `stage_create_whole` staged, as `Drop`/`Create` (unless `keep`: then
+    /// `DeleteAll`, the table keeping its columns' types and order) and `InsertStaged` would.
+    fn replace_with_staged(&mut self, table: &str, keep: bool) -> Result<(), StoreError> {
+        let _ = (table, keep);
+        Err(StoreError::Unavailable(
+            "this backend stages no whole table".into(),
+        ))
+    }
     /// Stages a batch of rows and tombstones for `table`.
     fn stage_batch(
         &mut self,

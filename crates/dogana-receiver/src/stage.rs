@@ -12,7 +12,7 @@ use dogana_rows::{check_rows_with, Cell, ColumnType, Format, RowReport};
 
 use crate::batch::{Batch, BATCH_ROWS};
 use crate::engine::Job;
-use crate::port::{Backend, Layout};
+use crate::port::{Backend, Column, Layout};
 use crate::StoreError;
 
 /// What staging left in the backend, with the row checks.
@@ -24,6 +24,9 @@ pub(crate) struct Staged {
     pub(crate) layout: Layout,
     /// The receiver's `values` check: columns the receiver types beyond the contract parse.
     pub(crate) values: Check,
+    /// Whether the live rows were staged into a new table of the published columns
+    /// ([`Backend::stage_create_whole`]).
+    pub(crate) whole: bool,
 }
 
 /// Counts the values of receiver-typed columns that do not parse, keeping the first.
@@ -65,6 +68,65 @@ pub(crate) fn declared_type(job: &Job, column: &str) -> Option<String> {
     match job.contract.types().get(column) {
         Some(t) => Some(t.name().to_owned()),
         None => job.options.column_types.get(column).cloned(),
+    }
+}
+
+/// The published table's columns for a file of these staged columns: each with its declared
+/// type, then the bound columns (key, window) the file lacks.
+pub(crate) fn target_columns(job: &Job, loaded: &[String]) -> Vec<Column> {
+    let mut wanted: Vec<String> = loaded.to_vec();
+    for b in bound_published(&job.contract) {
+        if !wanted.contains(&b) {
+            wanted.push(b);
+        }
+    }
+    wanted
+        .into_iter()
+        .map(|c| Column {
+            ty: declared_type(job, &c),
+            key: job.contract.key().contains(&c),
+            name: c,
+        })
+        .collect()
+}
+
+/// The bound columns the published table always has: the key and the window column.
+fn bound_published(contract: &dogana::Contract) -> Vec<String> {
+    let mut v: Vec<String> = contract.key().to_vec();
+    if let Some(w) = contract.window_column() {
+        if !v.iter().any(|k| k == w) {
+            v.push(w.to_owned());
+        }
+    }
+    v
+}
+
+/// Whether the delivery's shape is a complete read of the whole table.
+pub(crate) fn complete_table(job: &Job) -> bool {
+    job.contract
+        .shape(job.manifest.shape())
+        .is_some_and(|s| s.is_complete() && s.coverage() == dogana::Coverage::Table)
+}
+
+/// Whether the delivery, if accepted, replaces every published row (a complete read of the
+/// whole table without a window: the plan's one `replace_all`, PLAN-03). Known before a row
+/// is read.
+pub(crate) fn replaces_whole(job: &Job) -> bool {
+    job.manifest.window().is_none() && complete_table(job)
+}
+
+/// Creates the staging area: straight into a new table of the published columns when the
+/// delivery replaces the whole table and the backend can, in its private area otherwise.
+fn create_area<B: Backend>(
+    backend: &mut B,
+    job: &Job,
+    layout: &Layout,
+) -> Result<bool, StoreError> {
+    let table = job.contract.table();
+    if replaces_whole(job) {
+        backend.stage_create_whole(table, layout, &target_columns(job, &layout.loaded))
+    } else {
+        backend.stage_create(table, layout).map(|()| false)
     }
 }
 
@@ -137,6 +199,11 @@ impl Plan {
     }
 }
 
+/// How many batches the reading thread may be ahead of the staging one: about one DuckDB row
+/// group (122,880 rows), so that reading goes on while the backend compresses a full row group
+/// (a few MiB of batches).
+const QUEUED: usize = 32;
+
 enum Msg {
     Columns(Vec<String>),
     Rows(Batch),
@@ -150,7 +217,7 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
     let format = job.format()?;
     let file = File::open(&job.file)?;
     let options = job.options.rows_options();
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(8);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(QUEUED);
     std::thread::scope(|scope| -> Result<Staged, StoreError> {
         let parser = scope.spawn(move || {
             let mut bad = Failures::default();
@@ -224,12 +291,13 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
             (result, bad)
         });
         let mut layout: Option<Layout> = None;
+        let mut whole = false;
         let mut failure: Option<StoreError> = None;
         for msg in rx.iter() {
             let step = match msg {
                 Msg::Columns(columns) => {
                     let l = Plan::new(job, &columns).layout;
-                    let r = backend.stage_create(table, &l);
+                    let r = create_area(backend, job, &l).map(|w| whole = w);
                     layout = Some(l);
                     r
                 }
@@ -258,7 +326,7 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
             None => {
                 // no row was staged: the staging area exists all the same, empty
                 let l = Plan::new(job, &report.columns).layout;
-                backend.stage_create(table, &l)?;
+                whole = create_area(backend, job, &l)?;
                 l
             }
         };
@@ -295,6 +363,7 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
             report,
             layout,
             values,
+            whole,
         })
     })
 }
