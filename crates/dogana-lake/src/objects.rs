@@ -458,9 +458,12 @@ fn local_get(dir: &std::path::Path, key: &str) -> Result<Option<Versioned>, Lake
         let Some((n, path)) = versions.last() else {
             return Ok(None);
         };
-        match std::fs::read(path) {
-            Ok(bytes) => {
-                let modified = std::fs::metadata(path)?.modified()?;
+        // the bytes and the time from one open file: a prune after the open changes neither
+        match std::fs::File::open(path) {
+            Ok(mut file) => {
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut file, &mut bytes)?;
+                let modified = file.metadata()?.modified()?;
                 return Ok(Some(Versioned {
                     bytes: Bytes::from(bytes),
                     version: Version::Local(*n),

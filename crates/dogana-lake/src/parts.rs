@@ -476,13 +476,18 @@ impl PartWriter {
                 k => column(k, &c.name, rows.len(), rows.iter().map(|r| staged(&r[i]))),
             })
             .collect::<Result<_, _>>()?;
+        self.push(arrays, rows.len())
+    }
+
+    /// Writes one record batch of these column arrays, of `n` rows.
+    fn push(&mut self, arrays: Vec<ArrayRef>, n: usize) -> Result<(), StoreError> {
         let batch = if self.columns.is_empty() {
             RecordBatch::new_empty(self.schema.clone())
         } else {
             RecordBatch::try_new(self.schema.clone(), arrays).map_err(pq)?
         };
         self.writer.write(&batch).map_err(pq)?;
-        self.rows += rows.len() as u64;
+        self.rows += n as u64;
         Ok(())
     }
 
@@ -500,14 +505,7 @@ impl PartWriter {
                 column(Kind::of(c.ty.as_deref()), &c.name, n, live)
             })
             .collect::<Result<_, _>>()?;
-        let batch = if self.columns.is_empty() {
-            RecordBatch::new_empty(self.schema.clone())
-        } else {
-            RecordBatch::try_new(self.schema.clone(), arrays).map_err(pq)?
-        };
-        self.writer.write(&batch).map_err(pq)?;
-        self.rows += n as u64;
-        Ok(())
+        self.push(arrays, n)
     }
 
     /// Whether every column is of a plain kind (no typed or nested column), as
