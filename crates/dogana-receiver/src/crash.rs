@@ -330,11 +330,17 @@ fn kill_loop<B: Harness>(env: &str, child_test: &str, kills: usize, scenario: Sc
     for kill in 0..kills {
         let from = kill % steps;
         start_from(from);
-        // up to a quarter past the child's whole run: about one kill in five lands after its
-        // last step, so the state after the last delivery is reached by 30 kills as surely as
-        // the others (on a server the child's last step ends close to its exit)
-        let span = durations[from].as_micros() as u64 * 5 / 4;
-        let delay = Duration::from_micros(next() % (span + 1));
+        // the first kill from each prefix lands at once (the prefix's own state) and the next
+        // after the child's whole run (the last state), so every state is reached however few
+        // the kills (on a server 30, where the random ones can miss the narrow ends); the
+        // rest at random inside the run
+        let delay = if kill < steps {
+            Duration::ZERO
+        } else if kill < 2 * steps {
+            durations[from] * 3 / 2
+        } else {
+            Duration::from_micros(next() % (durations[from].as_micros() as u64 + 1))
+        };
         let mut child = spawn(env, child_test, &dir);
         std::thread::sleep(delay);
         child.kill().expect("SIGKILL"); // std sends SIGKILL on Unix
