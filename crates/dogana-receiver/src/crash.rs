@@ -260,7 +260,8 @@ fn spawn(env: &str, child_test: &str, dir: &Path) -> std::process::Child {
 
 /// The parent: `kills` SIGKILLs of the child (the test named `child_test`, which calls
 /// [`child`] with the same `env`) at uniform instants of its run, from every prefix of the
-/// sequence in turn.
+/// sequence in turn — and before them, from each prefix, one kill at once and one after the
+/// whole run, so every state is reached.
 ///
 /// rule: RECV-09 — rows, ledger and receipt change in one atomic step
 /// rule: TRUST-07 — the receiver saves rows and ledger in one commit: no state mixes them
@@ -327,7 +328,8 @@ fn kill_loop<B: Harness>(env: &str, child_test: &str, kills: usize, scenario: Sc
     };
     let budget = Instant::now();
     let mut reached = vec![0usize; expected.len()];
-    for kill in 0..kills {
+    // `kills` at random, after the fixed ones
+    for kill in 0..kills + 2 * steps {
         let from = kill % steps;
         start_from(from);
         // the first kill from each prefix lands at once (the prefix's own state) and the next
@@ -372,7 +374,8 @@ fn kill_loop<B: Harness>(env: &str, child_test: &str, kills: usize, scenario: Sc
         reached[at] += 1;
     }
     eprintln!(
-        "crash test: {kills} kills in {:?}; states found after a kill, by step: {reached:?}",
+        "crash test: {kills} kills at random and {} at fixed points in {:?}; states found after a kill, by step: {reached:?}",
+        2 * steps,
         budget.elapsed()
     );
     // kills landed before, between and after the deliveries
