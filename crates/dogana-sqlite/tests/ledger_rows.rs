@@ -17,25 +17,32 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
-/// Delivers the one-day window `day` (2026-10-`day`) with one order, at minute `day`.
-fn deliver_day(store: &mut Store, d: &Path, day: u32) -> Outcome {
+/// The file and manifest of a one-day window `day` (2026-10-`day`) with one order of that
+/// id, produced at `hour`:`day`.
+fn day_delivery(d: &Path, day: u32, hour: u32) -> (PathBuf, dogana::Manifest) {
     let when = format!("2026-10-{day:02}");
     let updated = format!("{when}T10:00:00Z");
+    let file = d.join(format!("w{day}-{hour}.csv"));
     let rows: Vec<Order<'_>> = vec![(i64::from(day), &when, &updated, "1.00", false)];
-    let file = d.join(format!("w{day}.csv"));
     std::fs::write(&file, orders_csv(&rows)).unwrap();
     let m = orders()
-        .manifest("window", ts(&format!("2026-10-26T06:{day:02}:00Z")))
+        .manifest("window", ts(&format!("2026-10-26T{hour:02}:{day:02}:00Z")))
         .window(Window::new(date(&when), date(&when)))
         .rows(1)
         .build()
         .unwrap();
-    let now = ts("2026-11-01T00:00:00Z");
-    store
-        .deliver(&file, &orders(), &m, now, None)
-        .unwrap()
-        .receipt
-        .outcome()
+    (file, m)
+}
+
+fn now() -> dogana::Timestamp {
+    ts("2026-11-01T00:00:00Z")
+}
+
+/// Delivers [`day_delivery`] of `day` at 06:`day`.
+fn deliver_day(store: &mut Store, d: &Path, day: u32) -> Outcome {
+    let (file, m) = day_delivery(d, day, 6);
+    let delivery = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    delivery.receipt.outcome()
 }
 
 #[test]
@@ -234,17 +241,8 @@ fn an_identity_that_does_not_match_the_regions_is_found() {
 }
 
 fn deliver_day_err(store: &mut Store, d: &Path, day: u32) -> StoreError {
-    let when = format!("2026-10-{day:02}");
-    let file = d.join("e.csv");
-    let updated = format!("{when}T10:00:00Z");
-    std::fs::write(&file, orders_csv(&[(1, &when, &updated, "1.00", false)])).unwrap();
-    let m = orders()
-        .manifest("window", ts(&format!("2026-10-26T07:{day:02}:00Z")))
-        .window(Window::new(date(&when), date(&when)))
-        .rows(1)
-        .build()
-        .unwrap();
+    let (file, m) = day_delivery(d, day, 7);
     store
-        .deliver(&file, &orders(), &m, ts("2026-11-01T00:00:00Z"), None)
+        .deliver(&file, &orders(), &m, now(), None)
         .unwrap_err()
 }
