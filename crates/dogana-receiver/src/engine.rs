@@ -541,7 +541,7 @@ impl<B: Backend> Store<B> {
 
     /// The stored ledger of `table` (None before its first acceptance).
     pub fn ledger(&mut self, table: &str) -> Result<Option<Ledger>, StoreError> {
-        self.within(Txn::Read, table, |b| stored_ledger(b, table))
+        self.within(Txn::Read, table, |b| reader_ledger(b, table))
     }
 
     /// The tables with a stored ledger or any receipt, sorted.
@@ -560,7 +560,7 @@ impl<B: Backend> Store<B> {
     /// Every published row of `table` with its ledger, read in one transaction (RECV-13).
     pub fn read_consistent_rows(&mut self, table: &str) -> Result<Snapshot, StoreError> {
         self.within(Txn::Read, table, |b| {
-            let ledger = stored_ledger(b, table)?;
+            let ledger = reader_ledger(b, table)?;
             let columns = b.published_columns(table)?.unwrap_or_default();
             let rows = if columns.is_empty() {
                 Vec::new()
@@ -576,10 +576,26 @@ impl<B: Backend> Store<B> {
     }
 }
 
-/// The stored ledger of `table`: for a backend that keeps the identity beside it, the kept
-/// ledger of that identity when there is one (no region read); else the document, parsed or
-/// answered from the kept ones.
+/// The stored ledger of `table`, for a decision: for a backend that keeps the identity
+/// beside it, the kept ledger of that identity when there is one (no region read); else the
+/// document, parsed or answered from the kept ones, whose identity must then be the stored
+/// one (a delivery never builds on regions altered behind the engine's back).
 fn stored_ledger<B: Backend>(b: &mut B, table: &str) -> Result<Option<Ledger>, StoreError> {
+    read_ledger(b, table, true)
+}
+
+/// [`stored_ledger`] for a reader (`claims`, rows with their ledger): the document's
+/// identity is not computed (a hash of the whole ledger, and its regions' bytes kept), so a
+/// large ledger is read in about the memory of its document and its value.
+fn reader_ledger<B: Backend>(b: &mut B, table: &str) -> Result<Option<Ledger>, StoreError> {
+    read_ledger(b, table, false)
+}
+
+fn read_ledger<B: Backend>(
+    b: &mut B,
+    table: &str,
+    check: bool,
+) -> Result<Option<Ledger>, StoreError> {
     let identity = b.ledger_identity(table)?;
     if let Some(kept) = identity.as_deref().and_then(ledger_cache::by_identity) {
         return Ok(Some(kept));
@@ -593,7 +609,7 @@ fn stored_ledger<B: Backend>(b: &mut B, table: &str) -> Result<Option<Ledger>, S
         };
     };
     let ledger = ledger_cache::parse(doc)?;
-    if let Some(i) = identity {
+    if let (Some(i), true) = (identity, check) {
         if ledger.identity() != i {
             return Err(StoreError::Corrupt(format!(
                 "the stored ledger of {table:?} has identity {}, not the {i} stored beside it; `verify` says more",

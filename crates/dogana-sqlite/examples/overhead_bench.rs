@@ -8,7 +8,8 @@
 //! ledger and receipt, COMMIT). Alternating with each delivery: SHA-256 of the canonical
 //! document of the ledger it leaves, the reference. Prints the median of the ratios.
 //! With `normal`, the store commits with `synchronous = NORMAL` (no sync of the WAL per
-//! commit), to show what the delivery costs without the disk's sync.
+//! commit), to show what the delivery costs without the disk's sync. With
+//! `OVERHEAD_BENCH_KEEP=PATH`, the store is kept at PATH (for `dogana claims --store`).
 use std::time::Instant;
 
 use dogana::{Contract, Date, FromWire, Ledger, LogicalType, Shape, Timestamp, Window, Wire};
@@ -123,5 +124,9 @@ fn main() {
         median(ratios),
         delivers.iter().copied().fold(f64::MAX, f64::min) / hashes.iter().copied().fold(f64::MAX, f64::min),
     );
+    drop(store);
+    if let Some(keep) = std::env::var_os("OVERHEAD_BENCH_KEEP") {
+        std::fs::rename(dir.join("store.db"), &keep).expect("moves the store");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

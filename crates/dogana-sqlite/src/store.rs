@@ -620,15 +620,34 @@ impl Backend for Sqlite {
                 "SELECT region FROM dogana_ledger_regions WHERE table_name = ?1 ORDER BY low",
             )
             .sql()?;
-        let regions = stmt
-            .query_map([table], |r| r.get::<_, String>(0))
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+        // assembled as the rows are read (the document is held once, not beside its rows);
+        // LedgerRows::document's spelling: regions in key order, comma-separated
+        let (count, bytes): (i64, i64) = self
+            .conn
+            .prepare_cached(
+                "SELECT count(*), coalesce(sum(octet_length(region)), 0)
+                 FROM dogana_ledger_regions WHERE table_name = ?1",
+            )
+            .and_then(|mut s| s.query_row([table], |r| Ok((r.get(0)?, r.get(1)?))))
             .sql()?;
-        Ok(Some(LedgerRows::document(
-            &head,
-            regions.iter().map(String::as_str),
-            &tail,
-        )))
+        let size = head.len() + tail.len() + (bytes + count) as usize;
+        let mut document = String::with_capacity(size);
+        document.push_str(&head);
+        let mut rows = stmt.query([table]).sql()?;
+        let mut first = true;
+        while let Some(row) = rows.next().sql()? {
+            if !first {
+                document.push(',');
+            }
+            first = false;
+            document.push_str(
+                row.get_ref(0)
+                    .and_then(|v| v.as_str().map_err(Into::into))
+                    .sql()?,
+            );
+        }
+        document.push_str(&tail);
+        Ok(Some(document))
     }
 
     fn keeps_ledger_rows(&self) -> bool {
@@ -694,12 +713,13 @@ impl Backend for Sqlite {
     }
 
     fn tables(&mut self) -> Result<Vec<String>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT table_name FROM dogana_ledgers UNION SELECT table_name FROM dogana_receipts ORDER BY 1",
-            )
-            .sql()?;
+        // the heads, not the view: a view's row would assemble every document
+        let sql = if self.rows {
+            "SELECT table_name FROM dogana_ledger_heads UNION SELECT table_name FROM dogana_receipts ORDER BY 1"
+        } else {
+            "SELECT table_name FROM dogana_ledgers UNION SELECT table_name FROM dogana_receipts ORDER BY 1"
+        };
+        let mut stmt = self.conn.prepare_cached(sql).sql()?;
         let names = stmt
             .query_map([], |r| r.get(0))
             .and_then(|rows| rows.collect::<Result<Vec<String>, _>>())
