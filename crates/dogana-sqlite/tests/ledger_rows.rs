@@ -246,3 +246,38 @@ fn deliver_day_err(store: &mut Store, d: &Path, day: u32) -> StoreError {
         .deliver(&file, &orders(), &m, now(), None)
         .unwrap_err()
 }
+
+#[test]
+fn writers_opening_an_earlier_store_at_once_convert_it_once() {
+    // rule: RECV-13 — one committed state: the conversion is one transaction under the lock
+    let d = dir("race");
+    let path = d.join("s.db");
+    let mut store = Store::open(&path).unwrap();
+    for day in [1, 3] {
+        assert_eq!(deliver_day(&mut store, &d, day), Outcome::Accepted);
+    }
+    let ledger = store.ledger("orders").unwrap().unwrap();
+    drop(store);
+    to_earlier_layout(&path);
+    let opened: Vec<Ledger> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut store = Store::open(&path).unwrap();
+                    store.ledger("orders").unwrap().unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(opened.iter().all(|l| *l == ledger));
+    let mut store = Store::open(&path).unwrap();
+    let heads: i64 = store
+        .backend()
+        .connection()
+        .query_row("SELECT count(*) FROM dogana_ledger_heads", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(heads, 1);
+    assert!(store.verify("orders").unwrap().ok());
+    assert_eq!(deliver_day(&mut store, &d, 5), Outcome::Accepted);
+}
