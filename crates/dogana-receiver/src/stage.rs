@@ -279,7 +279,8 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
                         }
                     }
                     if batch.len() >= BATCH_ROWS {
-                        tx.send(Msg::Rows(std::mem::take(&mut batch)))
+                        let next = batch.empty_like();
+                        tx.send(Msg::Rows(std::mem::replace(&mut batch, next)))
                             .map_err(|_| "staging stopped")?;
                     }
                     Ok(())
