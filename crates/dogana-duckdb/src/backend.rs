@@ -16,6 +16,7 @@ use duckdb::types::{TimeUnit, Value as DValue};
 use duckdb::{params_from_iter, AccessMode, Config, Connection};
 
 use crate::columns::Columns;
+use crate::stream::{Batches, Registered, FUNCTION};
 
 /// The TEMP tables staging a delivery to `table`, unquoted (for the appender): its live rows
 /// and its tombstones' keys.
@@ -261,6 +262,11 @@ impl Open for DuckDb {
                 Some(i) => i,
                 None => {
                     let root = connect(path, write, options)?;
+                    if write {
+                        // the whole-table staging's source (src/stream.rs), in this
+                        // instance's catalog of functions
+                        root.register_table_function::<Batches>(FUNCTION).duck()?;
+                    }
                     fresh = true;
                     let i = Arc::new(Instance {
                         path: key.clone(),
@@ -987,6 +993,65 @@ impl Backend for DuckDb {
             }
             .duck()?;
             app.append_record_batch(batch).duck()?;
+            app.flush().duck()?;
+        }
+        Ok(())
+    }
+
+    /// A whole-table staging is one `INSERT … SELECT` from the batches (src/stream.rs), which
+    /// DuckDB runs on all its threads; any other staging appends batch by batch.
+    fn stage_batches(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        batches: Box<dyn Iterator<Item = Batch> + Send>,
+    ) -> Result<(), StoreError> {
+        let Some(name) = self.whole.get(table).map(|w| w.name.clone()) else {
+            for batch in batches {
+                self.stage_batch(table, layout, &batch)?;
+            }
+            return Ok(());
+        };
+        let row_types: Vec<&'static str> = layout
+            .types
+            .iter()
+            .map(|t| staging_type(t.as_deref()))
+            .collect();
+        let key_types: Vec<&'static str> = layout
+            .key
+            .iter()
+            .map(|(_, t)| staging_type(t.as_deref()))
+            .collect();
+        let source = Registered::new(row_types, key_types, batches);
+        // without it DuckDB inserts from one thread (a table function has no batch order)
+        self.run("SET preserve_insertion_order = false", &[])?;
+        let inserted = self.run(
+            &format!(
+                "INSERT INTO main.{} SELECT * FROM {FUNCTION}({})",
+                quote_ident(&name),
+                source.id
+            ),
+            &[],
+        );
+        let reset = self.run("RESET preserve_insertion_order", &[]);
+        let inserted = inserted?;
+        reset?;
+        let (dead, emitted) = source.finish();
+        drop(source);
+        if inserted as u64 != emitted {
+            return Err(StoreError::Corrupt(format!(
+                "staging {table:?} inserted {inserted} rows of {emitted}"
+            )));
+        }
+        if !dead.is_empty() {
+            let stombs = staging_names(table).1;
+            let mut app = self
+                .conn
+                .appender_to_catalog_and_db(&stombs, "temp", "main")
+                .duck()?;
+            for batch in dead {
+                app.append_record_batch(batch).duck()?;
+            }
             app.flush().duck()?;
         }
         Ok(())

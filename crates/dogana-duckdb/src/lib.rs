@@ -48,12 +48,19 @@
 //!   index or a constraint someone added, or other column types or order, keeps them: its rows
 //!   are replaced from the staged table instead. A column staged as text (`decimal(p,s)`) is
 //!   not staged whole.
+//! - **A whole staging is one parallel `INSERT … SELECT`** from the engine's batches, through
+//!   a table function (`dogana_batches`, src/stream.rs) that every DuckDB thread reads, so
+//!   its row groups are converted and compressed on every core instead of on the
+//!   connection's thread alone. The batches and their conversion are the appender's; the
+//!   staged table's row order is not the file's (`preserve_insertion_order` is off for that
+//!   one statement, else DuckDB inserts from one thread).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod backend;
 mod columns;
 mod harness;
+mod stream;
 
 pub use backend::{duckdb_type, DuckDb, DuckDbOptions};
 

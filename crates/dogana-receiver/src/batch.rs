@@ -176,6 +176,17 @@ impl Batch {
             })
     }
 
+    /// An empty batch with room for as much as this one holds: the next batch of a delivery
+    /// fills without growing its vectors row by row.
+    pub(crate) fn empty_like(&self) -> Batch {
+        Batch {
+            tombstone: Vec::with_capacity(self.tombstone.len()),
+            widths: Vec::with_capacity(self.widths.len()),
+            slots: Vec::with_capacity(self.slots.len()),
+            text: String::with_capacity(self.text.len()),
+        }
+    }
+
     pub(crate) fn start_row(&mut self, tombstone: bool) {
         self.tombstone.push(tombstone);
         self.widths.push(0);

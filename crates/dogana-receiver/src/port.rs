@@ -177,6 +177,20 @@ pub trait Backend {
         layout: &Layout,
         batch: &Batch,
     ) -> Result<(), StoreError>;
+    /// Stages every batch of a delivery to `table`, in the order given, as `stage_batch`
+    /// each (the default). A backend may read them on its own threads: the iterator blocks
+    /// until the reading thread has checked the next batch, and ends with the file.
+    fn stage_batches(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        batches: Box<dyn Iterator<Item = Batch> + Send>,
+    ) -> Result<(), StoreError> {
+        for batch in batches {
+            self.stage_batch(table, layout, &batch)?;
+        }
+        Ok(())
+    }
     /// Removes the staging area of `table`, if any.
     fn stage_clear(&mut self, table: &str) -> Result<(), StoreError>;
     /// How many published rows lie outside the window with a key staged for `table`, and the

@@ -279,7 +279,8 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
                         }
                     }
                     if batch.len() >= BATCH_ROWS {
-                        tx.send(Msg::Rows(std::mem::take(&mut batch)))
+                        let next = batch.empty_like();
+                        tx.send(Msg::Rows(std::mem::replace(&mut batch, next)))
                             .map_err(|_| "staging stopped")?;
                     }
                     Ok(())
@@ -293,25 +294,28 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
         let mut layout: Option<Layout> = None;
         let mut whole = false;
         let mut failure: Option<StoreError> = None;
-        for msg in rx.iter() {
-            let step = match msg {
-                Msg::Columns(columns) => {
-                    let l = Plan::new(job, &columns).layout;
-                    let r = create_area(backend, job, &l).map(|w| whole = w);
-                    layout = Some(l);
-                    r
+        let mut msgs = rx.into_iter();
+        // the parser sends the columns first, then only batches
+        match msgs.next() {
+            Some(Msg::Columns(columns)) => {
+                let l = Plan::new(job, &columns).layout;
+                let step = create_area(backend, job, &l).and_then(|w| {
+                    whole = w;
+                    let batches = msgs.map_while(|m| match m {
+                        Msg::Rows(batch) => Some(batch),
+                        Msg::Columns(_) => None,
+                    });
+                    // dropped on a failure: that stops the parser
+                    backend.stage_batches(table, &l, Box::new(batches))
+                });
+                layout = Some(l);
+                if let Err(e) = step {
+                    failure = Some(e);
                 }
-                Msg::Rows(batch) => match layout.as_ref() {
-                    Some(l) => backend.stage_batch(table, l, &batch),
-                    None => Ok(()),
-                },
-            };
-            if let Err(e) = step {
-                failure = Some(e);
-                break; // dropping the receiver stops the parser
             }
+            // nothing read, or (never) rows before their columns: stops the parser
+            _ => drop(msgs),
         }
-        drop(rx);
         let (result, bad) = parser.join().map_err(|_| {
             StoreError::Io(std::io::Error::other(
                 "the thread reading the delivery panicked",
