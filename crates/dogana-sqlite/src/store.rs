@@ -24,6 +24,9 @@ use crate::sql::sql_type;
 /// prefix, the table, `__`, then the token of the handle that staged it.
 const WHOLE_PREFIX: &str = "dogana_whole__";
 
+/// The page cache while indexes are built, in MiB, which bounds the sorter's runs.
+const SORT_MIB: u32 = 32;
+
 /// Numbers the write handles of this process, for their tokens.
 static HANDLE_SEQ: AtomicU64 = AtomicU64::new(1);
 
@@ -1152,10 +1155,22 @@ impl Backend for Sqlite {
             }
             Step::Indexes(contract) => {
                 let rowid = self.key_is_rowid(table, contract.key()).sql()?;
-                for (_, ddl) in self.indexes(contract, rowid) {
-                    self.conn.execute_batch(&ddl).sql()?;
-                }
-                Ok(())
+                // SQLite's sorter sizes each in-memory run by the page cache, and keeps one
+                // per sorting thread and one filling: a smaller cache while the indexes are
+                // built bounds their memory (a few more runs to merge cost little)
+                let sorting = u64::from(self.options.cache_mib.min(SORT_MIB)) * 1024;
+                let restore = u64::from(self.options.cache_mib) * 1024;
+                self.conn
+                    .execute_batch(&format!("PRAGMA main.cache_size = -{sorting}"))
+                    .sql()?;
+                let built = self
+                    .indexes(contract, rowid)
+                    .iter()
+                    .try_for_each(|(_, ddl)| self.conn.execute_batch(ddl));
+                self.conn
+                    .execute_batch(&format!("PRAGMA main.cache_size = -{restore}"))
+                    .sql()?;
+                built.sql()
             }
             Step::DeleteAll => self
                 .conn

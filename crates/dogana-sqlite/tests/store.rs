@@ -665,3 +665,35 @@ fn a_staging_table_of_a_dead_handle_is_dropped_and_a_live_ones_kept() {
     assert_eq!(leases, 1, "a's lease alone");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_view_on_the_published_table_survives_a_full_read() {
+    // rule: PLAN-03 — the table renamed in place of the old one is what the view reads
+    let d = dir("view-survives");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .accepted());
+    store
+        .backend()
+        .connection()
+        .execute_batch("CREATE VIEW big AS SELECT id FROM orders WHERE id > 1")
+        .unwrap();
+    let (file, m) = full(&d, "g.csv", &base()[1..], "2026-10-11T06:00:00Z");
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert!(
+        r.accepted(),
+        "{:?}",
+        r.receipt.failures().collect::<Vec<_>>()
+    );
+    let n: i64 = store
+        .backend()
+        .connection()
+        .query_row("SELECT count(*) FROM big", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+    assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
