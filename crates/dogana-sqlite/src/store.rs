@@ -10,8 +10,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use dogana::{Contract, Outcome, Receipt, Wire};
 use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident, row_value};
 use dogana_receiver::{
-    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
-    StoreError, Txn,
+    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Row, Staged,
+    Step, StoreError, Txn,
 };
 use rusqlite::types::{ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
@@ -26,6 +26,29 @@ const WHOLE_PREFIX: &str = "dogana_whole__";
 
 /// The page cache while indexes are built, in MiB, which bounds the sorter's runs.
 const SORT_MIB: u32 = 32;
+
+/// The most parameters, and rows, one statement of a whole-table staging binds.
+const WHOLE_PARAMS: usize = 512;
+const WHOLE_ROWS: usize = 64;
+
+/// Binds `rows` (each `width` values) to `stmt`, whose VALUES hold as many rows, runs it and
+/// answers how many rows it left out (`OR IGNORE`).
+fn insert_rows(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    rows: &[Row<'_>],
+    width: usize,
+    buf: &mut String,
+) -> Result<usize, StoreError> {
+    for (r, row) in rows.iter().enumerate() {
+        for k in 0..row.len() {
+            let v = staged_sql(row.get(k), buf);
+            stmt.raw_bind_parameter(r * width + k + 1, ToSqlOutput::Borrowed(v))
+                .sql()?;
+        }
+    }
+    let inserted = stmt.raw_execute().sql()?;
+    Ok(rows.len().saturating_sub(inserted))
+}
 
 /// Numbers the write handles of this process, for their tokens.
 static HANDLE_SEQ: AtomicU64 = AtomicU64::new(1);
@@ -563,20 +586,26 @@ impl Sqlite {
             .whole
             .get_mut(table)
             .ok_or_else(|| StoreError::Corrupt(format!("no whole-table staging of {table:?}")))?;
-        let marks = |n: usize| vec!["?"; n.max(1)].join(", ");
-        let mut rows = self
-            .conn
-            .prepare_cached(&format!(
-                "INSERT OR IGNORE INTO main.{} VALUES ({})",
+        let width = layout.loaded.len().max(1);
+        let one = format!("({})", vec!["?"; width].join(", "));
+        let insert = |n: usize| {
+            format!(
+                "INSERT OR IGNORE INTO main.{} VALUES {}",
                 quote_ident(&w.name),
-                marks(layout.loaded.len())
-            ))
-            .sql()?;
+                vec![one.as_str(); n].join(", ")
+            )
+        };
+        // several rows a statement: the statement's cursor stays open from row to row, so an
+        // ascending rowid appends without a seek from the root, and the per-statement work
+        // is shared
+        let chunk = (WHOLE_PARAMS / width).clamp(1, WHOLE_ROWS);
+        let mut many = self.conn.prepare_cached(&insert(chunk)).sql()?;
+        let mut single = self.conn.prepare_cached(&insert(1)).sql()?;
         let mut tombs = self
             .conn
             .prepare_cached(&format!(
                 "INSERT INTO {stombs} VALUES ({})",
-                marks(layout.key.len())
+                vec!["?"; layout.key.len().max(1)].join(", ")
             ))
             .sql()?;
         let rowid = match w.layout {
@@ -584,6 +613,8 @@ impl Sqlite {
             _ => None,
         };
         let mut buf = String::new();
+        let mut pending: Vec<Row<'_>> = Vec::with_capacity(chunk);
+        let mut refused = 0usize;
         for row in batch.rows() {
             if row.tombstone {
                 if row.is_empty() {
@@ -610,14 +641,17 @@ impl Sqlite {
                     }
                 }
             }
-            for k in 0..row.len() {
-                let v = staged_sql(row.get(k), &mut buf);
-                rows.raw_bind_parameter(k + 1, ToSqlOutput::Borrowed(v))
-                    .sql()?;
+            pending.push(row);
+            if pending.len() == chunk {
+                refused += insert_rows(&mut many, &pending, width, &mut buf)?;
+                pending.clear();
             }
-            if rows.raw_execute().sql()? == 0 && w.spoiled.is_none() {
-                w.spoiled = Some("a repeated or null key".into());
-            }
+        }
+        for row in &pending {
+            refused += insert_rows(&mut single, std::slice::from_ref(row), width, &mut buf)?;
+        }
+        if refused > 0 && w.spoiled.is_none() {
+            w.spoiled = Some(format!("{refused} rows with a repeated or null key"));
         }
         Ok(())
     }
