@@ -24,7 +24,8 @@ use crate::sql::sql_type;
 /// prefix, the table, `__`, then the token of the handle that staged it.
 const WHOLE_PREFIX: &str = "dogana_whole__";
 
-/// The page cache while indexes are built, in MiB, which bounds the sorter's runs.
+/// The page cache while a whole table is staged and while indexes are built, in MiB (it bounds
+/// the sorter's runs).
 const SORT_MIB: u32 = 32;
 
 /// The most parameters, and rows, one statement of a whole-table staging binds.
@@ -561,6 +562,16 @@ impl Sqlite {
         Ok(matches!(pk.as_slice(), [(n, t)] if n == key && t.eq_ignore_ascii_case("INTEGER")))
     }
 
+    /// Sets the main database's page cache, in MiB.
+    fn cache(&self, mib: u32) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch(&format!(
+                "PRAGMA main.cache_size = -{}",
+                u64::from(mib) * 1024
+            ))
+            .sql()
+    }
+
     /// The published table's columns with their declared types, in order.
     fn published_types(&self, table: &str) -> rusqlite::Result<Vec<(String, String)>> {
         self.conn
@@ -1001,6 +1012,9 @@ impl Backend for Sqlite {
                     quote_ident(&w.name)
                 ))
                 .sql()?;
+            if self.whole.is_empty() {
+                self.cache(self.options.cache_mib)?;
+            }
         }
         Ok(())
     }
@@ -1060,6 +1074,9 @@ impl Backend for Sqlite {
                 .sql()?;
         }
         let token = self.lease()?;
+        // the staging appends (in key or arrival order): every page is written once, and a
+        // small cache does
+        self.cache(self.options.cache_mib.min(SORT_MIB))?;
         let (srows, stombs) = staging(table);
         let keys: Vec<String> = (0..layout.key.len()).map(|i| format!("k{i}")).collect();
         self.conn
@@ -1192,18 +1209,12 @@ impl Backend for Sqlite {
                 // SQLite's sorter sizes each in-memory run by the page cache, and keeps one
                 // per sorting thread and one filling: a smaller cache while the indexes are
                 // built bounds their memory (a few more runs to merge cost little)
-                let sorting = u64::from(self.options.cache_mib.min(SORT_MIB)) * 1024;
-                let restore = u64::from(self.options.cache_mib) * 1024;
-                self.conn
-                    .execute_batch(&format!("PRAGMA main.cache_size = -{sorting}"))
-                    .sql()?;
+                self.cache(self.options.cache_mib.min(SORT_MIB))?;
                 let built = self
                     .indexes(contract, rowid)
                     .iter()
                     .try_for_each(|(_, ddl)| self.conn.execute_batch(ddl));
-                self.conn
-                    .execute_batch(&format!("PRAGMA main.cache_size = -{restore}"))
-                    .sql()?;
+                self.cache(self.options.cache_mib)?;
                 built.sql()
             }
             Step::DeleteAll => self
