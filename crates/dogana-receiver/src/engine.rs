@@ -576,15 +576,47 @@ impl<B: Backend> Store<B> {
     }
 }
 
+/// The stored ledger of `table`: for a backend that keeps the identity beside it, the kept
+/// ledger of that identity when there is one (no region read); else the document, parsed or
+/// answered from the kept ones.
 fn stored_ledger<B: Backend>(b: &mut B, table: &str) -> Result<Option<Ledger>, StoreError> {
-    match b.ledger(table)? {
-        None => Ok(None),
-        Some(doc) => Ok(Some(ledger_cache::parse(doc)?)),
+    let identity = b.ledger_identity(table)?;
+    if let Some(kept) = identity.as_deref().and_then(ledger_cache::by_identity) {
+        return Ok(Some(kept));
     }
+    let Some(doc) = b.ledger(table)? else {
+        return match identity {
+            None => Ok(None),
+            Some(i) => Err(StoreError::Corrupt(format!(
+                "table {table:?} has a stored ledger identity {i} and no ledger"
+            ))),
+        };
+    };
+    let ledger = ledger_cache::parse(doc)?;
+    if let Some(i) = identity {
+        if ledger.identity() != i {
+            return Err(StoreError::Corrupt(format!(
+                "the stored ledger of {table:?} has identity {}, not the {i} stored beside it; `verify` says more",
+                ledger.identity()
+            )));
+        }
+        ledger_cache::remember_identity(&i, &ledger);
+    }
+    Ok(Some(ledger))
 }
 
-/// Saves `ledger` as the table's stored document, and keeps it for the next read of it.
+/// Saves `ledger` as the table's stored ledger, and keeps it for the next read of it: only
+/// the regions that differ from the stored ledger's, when the backend keeps ledgers region
+/// by region, else the whole document.
 fn save_ledger<B: Backend>(b: &mut B, table: &str, ledger: &Ledger) -> Result<(), StoreError> {
+    if b.keeps_ledger_rows() {
+        let before = stored_ledger(b, table)?;
+        let rows = ledger.region_rows_since(before.as_ref());
+        let identity = ledger.identity();
+        b.save_ledger_rows(table, &identity, &rows)?;
+        ledger_cache::remember_identity(&identity, ledger);
+        return Ok(());
+    }
     let document = ledger.to_json();
     b.save_ledger(table, &document)?;
     ledger_cache::remember(document, ledger);
@@ -1082,6 +1114,14 @@ fn verify<B: Backend>(b: &mut B, table: &str) -> Result<VerifyReport, StoreError
             r.identity()
         )),
         _ => {}
+    }
+    if let (Some(s), Some(i)) = (&stored, b.ledger_identity(table)?) {
+        if s.identity() != i {
+            problems.push(format!(
+                "the stored ledger has identity {}, not the {i} stored beside it",
+                s.identity()
+            ));
+        }
     }
     if !accepted.is_empty() && b.published_columns(table)?.is_none() {
         problems.push(format!(

@@ -11,6 +11,10 @@
 //! ledger, so an entry can never answer for a document it does not equal, whoever wrote it and
 //! whichever handle reads it. The cost of a hit is a comparison of the text, far below parsing
 //! it.
+//!
+//! A backend that keeps its ledgers region by region stores each one's identity beside it;
+//! for those the engine reads the identity (64 characters) instead of the document, and a
+//! kept ledger of that identity answers without reading a region.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -24,24 +28,51 @@ const ENTRIES: usize = 8;
 /// held twice.
 const MAX_BYTES: usize = 64 << 20;
 
-/// The text is the caller's own string, moved in: keeping it costs no second copy.
-type Entry = (Arc<String>, Ledger);
+/// What an entry is known by: the exact text it was read from or saved as, or the identity
+/// a backend keeps beside a ledger it stores region by region (the identity is the SHA-256 of
+/// the ledger's whole identity form, so it names one ledger as surely as its text does).
+enum Key {
+    /// The caller's own string, moved in: keeping it costs no second copy.
+    Text(Arc<String>),
+    Identity(Arc<str>),
+}
+
+type Entry = (Key, Ledger);
 
 fn entries() -> &'static Mutex<Vec<Entry>> {
     static CACHE: OnceLock<Mutex<Vec<Entry>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(Vec::with_capacity(ENTRIES)))
 }
 
+/// The kept ledger whose key `matches`, made the most recently used.
+fn find(matches: impl Fn(&Key) -> bool) -> Option<Ledger> {
+    let mut kept = entries().lock().ok()?;
+    let k = kept.iter().position(|(key, _)| matches(key))?;
+    let entry = kept.remove(k);
+    let ledger = entry.1.clone();
+    kept.push(entry);
+    Some(ledger)
+}
+
+fn keep(key: Key, ledger: &Ledger) {
+    if let Ok(mut kept) = entries().lock() {
+        kept.retain(|(k, _)| match (k, &key) {
+            (Key::Text(a), Key::Text(b)) => a != b,
+            (Key::Identity(a), Key::Identity(b)) => a != b,
+            _ => true,
+        });
+        if kept.len() >= ENTRIES {
+            kept.remove(0);
+        }
+        kept.push((key, ledger.clone()));
+    }
+}
+
 /// The ledger of this stored document: the kept value when one was read from or saved as
 /// exactly this text, else the document parsed (and kept).
 pub(crate) fn parse(document: String) -> Result<Ledger, StoreError> {
-    if let Ok(mut kept) = entries().lock() {
-        if let Some(k) = kept.iter().position(|(text, _)| **text == document) {
-            let entry = kept.remove(k);
-            let ledger = entry.1.clone();
-            kept.push(entry);
-            return Ok(ledger);
-        }
+    if let Some(ledger) = find(|k| matches!(k, Key::Text(t) if **t == document)) {
+        return Ok(ledger);
     }
     let ledger = Ledger::from_json(&document)?;
     remember(document, &ledger);
@@ -53,13 +84,17 @@ pub(crate) fn remember(document: String, ledger: &Ledger) {
     if document.len() > MAX_BYTES {
         return;
     }
-    if let Ok(mut kept) = entries().lock() {
-        kept.retain(|(text, _)| **text != document);
-        if kept.len() >= ENTRIES {
-            kept.remove(0);
-        }
-        kept.push((Arc::new(document), ledger.clone()));
-    }
+    keep(Key::Text(Arc::new(document)), ledger);
+}
+
+/// The kept ledger of this identity, if any.
+pub(crate) fn by_identity(identity: &str) -> Option<Ledger> {
+    find(|k| matches!(k, Key::Identity(i) if &**i == identity))
+}
+
+/// Keeps `ledger` as the ledger of `identity` (which must be its identity).
+pub(crate) fn remember_identity(identity: &str, ledger: &Ledger) {
+    keep(Key::Identity(identity.into()), ledger);
 }
 
 #[cfg(test)]

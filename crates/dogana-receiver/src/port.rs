@@ -8,7 +8,7 @@
 //!         trait Backend  ◄── dogana-sqlite::Sqlite, dogana-duckdb::DuckDb, …
 //! ```
 
-use dogana::{Contract, Receipt, Window};
+use dogana::{Contract, LedgerRows, Receipt, Window};
 
 use crate::batch::{Batch, Datum};
 use crate::StoreError;
@@ -190,6 +190,33 @@ pub trait Backend {
     fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError>;
     /// Stores `document` as the table's ledger (insert or replace).
     fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError>;
+    /// Whether the backend keeps ledgers region by region ([`Backend::save_ledger_rows`])
+    /// with their identity beside them ([`Backend::ledger_identity`]), so that a delivery
+    /// writes the regions it changed instead of the whole document. By default, false.
+    fn keeps_ledger_rows(&self) -> bool {
+        false
+    }
+    /// The identity stored beside `table`'s ledger, written with it in one transaction;
+    /// None when there is no ledger, or the backend keeps none (the engine then reads the
+    /// document).
+    fn ledger_identity(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        let _ = table;
+        Ok(None)
+    }
+    /// Stores the ledger of this `identity` as the stored one changed by `rows` (head and
+    /// tail replaced, regions upserted and removed by key); [`Backend::ledger`] then answers
+    /// its document. Called only when [`Backend::keeps_ledger_rows`].
+    fn save_ledger_rows(
+        &mut self,
+        table: &str,
+        identity: &str,
+        rows: &LedgerRows,
+    ) -> Result<(), StoreError> {
+        let _ = (table, identity, rows);
+        Err(StoreError::Unavailable(
+            "this backend keeps ledgers as whole documents".into(),
+        ))
+    }
     /// Appends a receipt: the next `seq`, and for an acceptance the next `accepted_order`.
     fn save_receipt(&mut self, table: &str, receipt: &Receipt) -> Result<(), StoreError>;
     /// Every published row of these columns, in the table's order.

@@ -1,17 +1,19 @@
 //! What a delivery costs outside its rows, against SHA-256 of the ledger it leaves
 //! (issue 16; bench/sqlite.md, "Per delivery, outside the rows").
 //!
-//! `overhead_bench N [ROUNDS]`: a store whose `orders` ledger holds N disjoint one-day
+//! `overhead_bench N [ROUNDS] [normal]`: a store whose `orders` ledger holds N disjoint one-day
 //! windows (N + 2 regions), then ROUNDS deliveries of a one-row window for the next day,
 //! each timed from `deliver_with` to its return (replay lookup, ledger load, staging the row,
 //! checks, `Gate::evaluate`, the write transaction re-reading the head, follow, save of
 //! ledger and receipt, COMMIT). Alternating with each delivery: SHA-256 of the canonical
 //! document of the ledger it leaves, the issue's reference. Prints the median of the ratios.
+//! With `normal`, the store commits with `synchronous = NORMAL` (no sync of the WAL per
+//! commit), to show what the delivery costs without the disk's sync.
 use std::time::Instant;
 
 use dogana::{Contract, Date, FromWire, Ledger, LogicalType, Shape, Timestamp, Window, Wire};
 use dogana_receiver::{Backend, Txn};
-use dogana_sqlite::{DeliverOptions, Store};
+use dogana_sqlite::{DeliverOptions, Store, StoreOptions, Synchronous};
 use sha2::{Digest, Sha256};
 
 fn contract() -> Contract {
@@ -45,6 +47,11 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().expect("N").parse().expect("a number");
     let rounds: usize = args.next().map_or(15, |r| r.parse().expect("a number"));
+    let sync = match args.next().as_deref() {
+        None => Synchronous::Full,
+        Some("normal") => Synchronous::Normal,
+        Some(other) => panic!("the third argument is `normal` or nothing, not {other:?}"),
+    };
     let c = contract();
     let dir = std::env::temp_dir().join(format!("dogana-overhead-{n}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a directory");
@@ -62,7 +69,8 @@ fn main() {
             .expect("delivers");
         assert!(d.receipt.accepted(), "{:?}", d.receipt);
     };
-    let mut store = Store::open(dir.join("store.db")).expect("opens");
+    let options = StoreOptions::default().synchronous(sync);
+    let mut store = Store::open_with(dir.join("store.db"), options).expect("opens");
     // the table and its first receipt, then the ledger of n windows saved in its place
     deliver(&mut store, 0);
     let mut ledger = Ledger::new(c.clone());

@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use dogana::Wire;
 use dogana_receiver::conformance::{Damage, Harness};
 use dogana_receiver::sql::quote_ident;
 use dogana_receiver::Open;
@@ -43,11 +42,8 @@ impl Harness for Sqlite {
                 .map_err(e)?;
             }
             Damage::Ledger(ledger) => {
-                conn.execute(
-                    "UPDATE dogana_ledgers SET document = ?2 WHERE table_name = ?1",
-                    [table, &ledger.to_json()],
-                )
-                .map_err(e)?;
+                crate::store::write_whole_ledger(conn, table, &ledger)
+                    .map_err(|e| e.to_string())?;
             }
             Damage::DeleteReceipt(seq) => {
                 conn.execute(

@@ -12,8 +12,11 @@
 //!   values arrived ascending, that column is the `INTEGER PRIMARY KEY` (the rowid, rows in
 //!   key order); otherwise rows are kept in arrival order (rowid) and the key has a UNIQUE
 //!   index `dogana_key__<table>`. Later deliveries work on either layout.
-//! - its **ledger**, `dogana_ledgers(table_name, document)` with `document` the ledger's
-//!   canonical JSON (LOADER-10), and the view **`dogana_regions`**, one row per region
+//! - its **ledger**, the view `dogana_ledgers(table_name, document)` with `document` the
+//!   ledger's canonical JSON (LOADER-10), kept region by region in `dogana_ledger_regions` with
+//!   its head, tail and identity in `dogana_ledger_heads`, so that a delivery writes only the
+//!   regions it changed (a store of the earlier layout, one document per table, is converted
+//!   when first opened for writing); and the view **`dogana_regions`**, one row per region
 //!   (LOADER-11, LOADER-12): `table_name`, `publication_id`, `region_index`, `low` and `high`
 //!   as JSON text, `low_open` and `high_open` as 0/1, `complete_as_of` and `deletions_as_of` as
 //!   the `$datetime` text (SQLite has no timestamptz; the text is in UTC and sorts as time).

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dogana::{Contract, Outcome, Receipt, Wire};
+use dogana::{Contract, FromWire, Ledger, LedgerRows, Outcome, Receipt, Wire};
 use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident, row_value};
 use dogana_receiver::{
     Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Row, Staged,
@@ -112,12 +112,34 @@ fn staging(table: &str) -> (String, String) {
     )
 }
 
-/// The store's own tables and view; a contract's table may not be named like them.
+/// The store's own tables and views; a contract's table may not be named like them.
+///
+/// A ledger is kept region by region (`dogana_ledger_regions`, keyed by
+/// [`dogana::LedgerRows`]' order-preserving keys) with its head, tail and identity in
+/// `dogana_ledger_heads`, so a delivery writes the regions it changed, not the whole document
+/// (issue 16). The view `dogana_ledgers(table_name, document)` gives the document as the
+/// reference's loader keeps it (LOADER-10), and `dogana_regions` one row per region.
 const SCHEMA: &str = r#"
-CREATE TABLE IF NOT EXISTS dogana_ledgers (
-    table_name TEXT PRIMARY KEY NOT NULL,
-    document   TEXT NOT NULL
+CREATE TABLE IF NOT EXISTS dogana_ledger_heads (
+    table_name     TEXT PRIMARY KEY NOT NULL,
+    identity       TEXT NOT NULL,
+    publication_id TEXT,
+    head           TEXT NOT NULL,
+    tail           TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS dogana_ledger_regions (
+    table_name TEXT NOT NULL,
+    low        BLOB NOT NULL,
+    region     TEXT NOT NULL,
+    PRIMARY KEY (table_name, low)
+) WITHOUT ROWID;
+CREATE VIEW IF NOT EXISTS dogana_ledgers AS
+SELECT h.table_name,
+       h.head || coalesce((SELECT group_concat(region, ',')
+                           FROM (SELECT region FROM dogana_ledger_regions r
+                                 WHERE r.table_name = h.table_name ORDER BY r.low)), '')
+              || h.tail AS document
+FROM dogana_ledger_heads h;
 CREATE TABLE IF NOT EXISTS dogana_receipts (
     table_name        TEXT NOT NULL,
     seq               INTEGER NOT NULL,
@@ -132,17 +154,130 @@ CREATE TABLE IF NOT EXISTS dogana_receipts (
 CREATE INDEX IF NOT EXISTS dogana_receipts_by_manifest
     ON dogana_receipts (table_name, manifest_identity);
 CREATE VIEW IF NOT EXISTS dogana_regions AS
-SELECT l.table_name,
-       json_extract(l.document, '$.publication_id') AS publication_id,
-       CAST(r.key AS INTEGER) AS region_index,
-       r.value -> '$.low' AS low,
-       r.value -> '$.high' AS high,
-       json_extract(r.value, '$.low_open') AS low_open,
-       json_extract(r.value, '$.high_open') AS high_open,
-       json_extract(r.value, '$.complete_as_of."$datetime"') AS complete_as_of,
-       json_extract(r.value, '$.deletions_as_of."$datetime"') AS deletions_as_of
-FROM dogana_ledgers l, json_each(l.document, '$.regions') r;
+SELECT r.table_name,
+       h.publication_id,
+       row_number() OVER (PARTITION BY r.table_name ORDER BY r.low) - 1 AS region_index,
+       r.region -> '$.low' AS low,
+       r.region -> '$.high' AS high,
+       json_extract(r.region, '$.low_open') AS low_open,
+       json_extract(r.region, '$.high_open') AS high_open,
+       json_extract(r.region, '$.complete_as_of."$datetime"') AS complete_as_of,
+       json_extract(r.region, '$.deletions_as_of."$datetime"') AS deletions_as_of
+FROM dogana_ledger_regions r JOIN dogana_ledger_heads h ON h.table_name = r.table_name;
 "#;
+
+/// Whether the store keeps its ledgers region by region (every store this version made or
+/// opened for writing), rather than as whole documents in a `dogana_ledgers` table (stores
+/// of earlier versions, opened for reading).
+fn keeps_rows(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE name = 'dogana_ledger_heads' AND type = 'table'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n == 1)
+}
+
+/// Writes the store's tables and views, converting the ledgers of a store made by an earlier
+/// version (a `dogana_ledgers` table of documents) to rows; inside the caller's write
+/// transaction. A document that does not read back stops the conversion, naming its table.
+fn create_schema(conn: &Connection) -> Result<(), StoreError> {
+    let old: bool = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'dogana_ledgers' AND type = 'table'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .sql()?
+        == 1;
+    let mut documents: Vec<(String, String)> = Vec::new();
+    if old {
+        let mut stmt = conn
+            .prepare("SELECT table_name, document FROM dogana_ledgers ORDER BY table_name")
+            .sql()?;
+        documents = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|rows| rows.collect::<Result<_, _>>())
+            .sql()?;
+        conn.execute_batch("DROP VIEW IF EXISTS dogana_regions; DROP TABLE dogana_ledgers;")
+            .sql()?;
+    }
+    conn.execute_batch(SCHEMA).sql()?;
+    for (table, document) in documents {
+        let ledger = Ledger::from_json(&document).map_err(|e| {
+            StoreError::Corrupt(format!(
+                "the stored ledger of {table:?} does not read back, so the store cannot be converted to this version's layout: {e}"
+            ))
+        })?;
+        write_ledger_rows(
+            conn,
+            &table,
+            &ledger.identity(),
+            &ledger.region_rows_since(None),
+        )?;
+    }
+    Ok(())
+}
+
+/// Stores a ledger as the stored one changed by `rows` (see [`Backend::save_ledger_rows`]).
+pub(crate) fn write_ledger_rows(
+    conn: &Connection,
+    table: &str,
+    identity: &str,
+    rows: &LedgerRows,
+) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO dogana_ledger_heads (table_name, identity, publication_id, head, tail)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (table_name) DO UPDATE SET identity = excluded.identity,
+             publication_id = excluded.publication_id, head = excluded.head, tail = excluded.tail",
+    )
+    .and_then(|mut s| {
+        s.execute(params![
+            table,
+            identity,
+            rows.publication_id,
+            rows.head,
+            rows.tail
+        ])
+    })
+    .sql()?;
+    if !rows.removed.is_empty() {
+        let mut delete = conn
+            .prepare_cached("DELETE FROM dogana_ledger_regions WHERE table_name = ?1 AND low = ?2")
+            .sql()?;
+        for key in &rows.removed {
+            delete.execute(params![table, key]).sql()?;
+        }
+    }
+    let mut upsert = conn
+        .prepare_cached(
+            "INSERT INTO dogana_ledger_regions (table_name, low, region) VALUES (?1, ?2, ?3)
+             ON CONFLICT (table_name, low) DO UPDATE SET region = excluded.region",
+        )
+        .sql()?;
+    for (key, region) in &rows.upserted {
+        upsert.execute(params![table, key, region]).sql()?;
+    }
+    Ok(())
+}
+
+/// Stores `ledger` whole: every region row of `table` replaced.
+pub(crate) fn write_whole_ledger(
+    conn: &Connection,
+    table: &str,
+    ledger: &Ledger,
+) -> Result<(), StoreError> {
+    conn.prepare_cached("DELETE FROM dogana_ledger_regions WHERE table_name = ?1")
+        .and_then(|mut s| s.execute([table]))
+        .sql()?;
+    write_ledger_rows(
+        conn,
+        table,
+        &ledger.identity(),
+        &ledger.region_rows_since(None),
+    )
+}
 
 /// How the store writes. See the crate documentation for why these defaults.
 #[derive(Debug, Clone)]
@@ -224,6 +359,8 @@ pub struct Sqlite {
     path: PathBuf,
     options: StoreOptions,
     write: bool,
+    /// The ledgers are kept region by region ([`keeps_rows`]).
+    rows: bool,
     /// The transaction open, as the engine asked for it (a read one becomes a write one when a
     /// whole-table staging takes the write lock).
     txn: Option<Txn>,
@@ -295,11 +432,13 @@ impl Open for Sqlite {
                 }
                 Err(e) => return Err(sqlite(e)),
             }
+            let rows = keeps_rows(&conn).sql()?;
             Ok(Sqlite {
                 conn,
                 path: path.to_path_buf(),
                 options: options.clone(),
                 write: false,
+                rows,
                 txn: None,
                 whole: HashMap::new(),
                 lease: None,
@@ -357,19 +496,26 @@ impl Sqlite {
             std::thread::available_parallelism().map_or(1, |n| n.get().min(4)),
         ))
         .sql()?;
-        if store_objects(&conn).sql()? < 4 {
+        if store_objects(&conn).sql()? < 4 || !keeps_rows(&conn).sql()? {
             conn.execute_batch("BEGIN IMMEDIATE").sql()?;
-            if let Err(e) = conn.execute_batch(SCHEMA) {
+            // another writer may have made or converted it meanwhile: decided under the lock
+            let made = (|| {
+                if !keeps_rows(&conn).sql()? {
+                    create_schema(&conn)?;
+                }
+                conn.execute_batch("COMMIT").sql()
+            })();
+            if let Err(e) = made {
                 let _ = conn.execute_batch("ROLLBACK");
-                return Err(sqlite(e));
+                return Err(e);
             }
-            conn.execute_batch("COMMIT").sql()?;
         }
         let mut store = Sqlite {
             conn,
             path: path.to_path_buf(),
             options: options.clone(),
             write: true,
+            rows: true,
             txn: None,
             whole: HashMap::new(),
             lease: None,
@@ -861,10 +1007,62 @@ impl Backend for Sqlite {
     }
 
     fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        if !self.rows {
+            return self
+                .conn
+                .prepare_cached("SELECT document FROM dogana_ledgers WHERE table_name = ?1")
+                .and_then(|mut s| s.query_row([table], |r| r.get(0)).optional())
+                .sql();
+        }
+        let ends: Option<(String, String)> = self
+            .conn
+            .prepare_cached("SELECT head, tail FROM dogana_ledger_heads WHERE table_name = ?1")
+            .and_then(|mut s| {
+                s.query_row([table], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()
+            })
+            .sql()?;
+        let Some((head, tail)) = ends else {
+            return Ok(None);
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT region FROM dogana_ledger_regions WHERE table_name = ?1 ORDER BY low",
+            )
+            .sql()?;
+        let regions = stmt
+            .query_map([table], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .sql()?;
+        Ok(Some(LedgerRows::document(
+            &head,
+            regions.iter().map(String::as_str),
+            &tail,
+        )))
+    }
+
+    fn keeps_ledger_rows(&self) -> bool {
+        self.rows
+    }
+
+    fn ledger_identity(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        if !self.rows {
+            return Ok(None);
+        }
         self.conn
-            .prepare_cached("SELECT document FROM dogana_ledgers WHERE table_name = ?1")
+            .prepare_cached("SELECT identity FROM dogana_ledger_heads WHERE table_name = ?1")
             .and_then(|mut s| s.query_row([table], |r| r.get(0)).optional())
             .sql()
+    }
+
+    fn save_ledger_rows(
+        &mut self,
+        table: &str,
+        identity: &str,
+        rows: &LedgerRows,
+    ) -> Result<(), StoreError> {
+        write_ledger_rows(&self.conn, table, identity, rows)
     }
 
     fn accepted_receipt(
@@ -1280,6 +1478,9 @@ impl Backend for Sqlite {
     }
 
     fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
+        if self.rows {
+            return write_whole_ledger(&self.conn, table, &Ledger::from_json(document)?);
+        }
         self.conn
             .prepare_cached(
                 "INSERT INTO dogana_ledgers (table_name, document) VALUES (?1, ?2)

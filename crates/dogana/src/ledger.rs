@@ -379,6 +379,75 @@ fn region_identity(start: &Start, dates: Option<Dates>, next: Option<&Start>) ->
     out.into_bytes()
 }
 
+/// `,"version":4}`: what closes a region's (and the ledger's) canonical wire form.
+fn document_version_suffix() -> String {
+    format!(",\"version\":{}}}", crate::wire::VERSION)
+}
+
+/// The canonical document after its last region.
+fn document_tail() -> String {
+    format!("]{}", document_version_suffix())
+}
+
+/// The storage key of the region starting at `start`: bytes whose order is the order of the
+/// starts (the regions' order) for the window column's one type. The unbounded start is the
+/// empty key; any other is 0x01 and the value: integers, dates (days) and datetimes
+/// (microseconds) as big-endian with the sign bit flipped, strings as their UTF-8 bytes
+/// (compared bytewise, as `String` orders them).
+fn region_key(start: &Start) -> Vec<u8> {
+    let flipped = |n: i64| ((n as u64) ^ (1 << 63)).to_be_bytes();
+    match start {
+        Start::Min => Vec::new(),
+        Start::At(v) => {
+            let mut key = vec![1u8];
+            match v {
+                Value::Int(n) => key.extend_from_slice(&flipped(*n)),
+                Value::Date(d) => key.extend_from_slice(&flipped(d.days_since_epoch())),
+                Value::Datetime(t) => key.extend_from_slice(&flipped(t.as_micros())),
+                Value::Str(s) => key.extend_from_slice(s.as_bytes()),
+            }
+            key
+        }
+    }
+}
+
+/// A ledger's canonical document cut into rows, for a store that keeps it region by region
+/// ([`Ledger::region_rows_since`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerRows {
+    /// The document before the first region: `{"contract":…,"regions":[`.
+    pub head: String,
+    /// The document after the last region: `],"version":4}`.
+    pub tail: String,
+    /// The ledger's [`Ledger::publication_id`], for a store to keep beside the head.
+    pub publication_id: Option<String>,
+    /// The regions that are new or changed: each one's key (ordered as the regions) and
+    /// canonical JSON.
+    pub upserted: Vec<(Vec<u8>, String)>,
+    /// The keys of the regions that are gone.
+    pub removed: Vec<Vec<u8>>,
+}
+
+impl LedgerRows {
+    /// The document of a head, the regions' JSON in key order and a tail: the ledger's
+    /// [`Wire::to_json`].
+    pub fn document<'a>(
+        head: &str,
+        regions: impl IntoIterator<Item = &'a str>,
+        tail: &str,
+    ) -> String {
+        let mut out = String::from(head);
+        for (i, r) in regions.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(r);
+        }
+        out.push_str(tail);
+        out
+    }
+}
+
 /// The span of the window column a delivery covers.
 #[derive(Debug, Clone)]
 enum Span {
@@ -553,23 +622,9 @@ impl Ledger {
     /// last: for printable ASCII, RFC 8785 and the canonical form write the same bytes, and
     /// the keys sort the same way in UTF-16 and in code-point order.
     pub(crate) fn streamed_json(&self) -> Option<String> {
-        use crate::wire::{Wire, VERSION};
-        let version = format!(",\"version\":{VERSION}}}");
-        let mut out = String::with_capacity(64 * self.points.len() + 1024);
-        out.push_str("{\"contract\":");
-        out.push_str(&self.contract.to_json());
-        out.push_str(",\"generation\":");
-        match &self.generation {
-            None => out.push_str("null"),
-            Some(Position::Token(t)) => dogana_json::write_python_ascii_string(&mut out, t),
-            Some(Position::Sequence(n)) => out.push_str(&n.to_string()),
-        }
-        out.push_str(",\"kind\":\"Ledger\",\"publication_id\":");
-        match &self.publication_id {
-            None => out.push_str("null"),
-            Some(p) => dogana_json::write_python_ascii_string(&mut out, p),
-        }
-        out.push_str(",\"regions\":[");
+        let version = document_version_suffix();
+        let mut out = String::with_capacity(256 * self.points.len() + 1024);
+        self.write_document_head(&mut out);
         let mut printable = true;
         let mut iter = self.points.iter().peekable();
         while let Some((start, point)) = iter.next() {
@@ -588,9 +643,132 @@ impl Ledger {
                 return None;
             }
         }
-        out.push(']');
-        out.push_str(&version);
+        out.push_str(&document_tail());
         Some(out)
+    }
+
+    /// The canonical document up to its first region: `{"contract":…,"regions":[`.
+    fn write_document_head(&self, out: &mut String) {
+        use crate::wire::Wire;
+        out.push_str("{\"contract\":");
+        out.push_str(&self.contract.to_json());
+        out.push_str(",\"generation\":");
+        match &self.generation {
+            None => out.push_str("null"),
+            Some(Position::Token(t)) => dogana_json::write_python_ascii_string(out, t),
+            Some(Position::Sequence(n)) => out.push_str(&n.to_string()),
+        }
+        out.push_str(",\"kind\":\"Ledger\",\"publication_id\":");
+        match &self.publication_id {
+            None => out.push_str("null"),
+            Some(p) => dogana_json::write_python_ascii_string(out, p),
+        }
+        out.push_str(",\"regions\":[");
+    }
+
+    /// The canonical JSON of the region starting at `start` (an element of the document's
+    /// `regions`): its cached identity bytes plus `"version"` when they are printable ASCII
+    /// (see [`Ledger::streamed_json`]), else the generic path.
+    fn region_document(&self, start: &Start, point: &Point, next: Option<&Start>) -> String {
+        let mut fast = None;
+        point.write_identity(start, next, &mut |bytes: &[u8]| {
+            let bytes = bytes.strip_prefix(b",").unwrap_or(bytes);
+            if let Some((b'}', body)) = bytes.split_last() {
+                if body.iter().all(|b| (0x20..0x7f).contains(b)) {
+                    let mut text = String::with_capacity(body.len() + 16);
+                    text.push_str(std::str::from_utf8(body).expect("printable ASCII is UTF-8"));
+                    text.push_str(&document_version_suffix());
+                    fast = Some(text);
+                }
+            }
+        });
+        fast.unwrap_or_else(|| {
+            use crate::wire::Wire;
+            self.region_at(start, point.dates(), next).to_json()
+        })
+    }
+
+    /// The ledger's canonical document cut for a store that keeps it region by region: the
+    /// head and tail, and the regions that differ from `before`'s (all of them without
+    /// `before`), each under a key whose byte order is the regions' order. Writing the
+    /// changes over `before`'s rows gives this ledger's rows, and
+    /// [`LedgerRows::document`] over them, in key order, gives [`Wire::to_json`]'s bytes.
+    ///
+    /// A delivery touches a few regions, so a store that saves only these writes a few rows
+    /// however large the ledger (issue 16: the save of a 100,000-region ledger rewrote its
+    /// 24 MB document).
+    ///
+    /// ```
+    /// use dogana::{Contract, Ledger, LedgerRows, Shape, Wire};
+    /// let c = Contract::builder("orders", ["id"]).shape("full", Shape::full())
+    ///     .column("id", dogana::LogicalType::Int).build().unwrap();
+    /// let before = Ledger::new(c.clone());
+    /// let m = c.manifest("full", "2026-10-25T00:00:00Z".parse().unwrap()).rows(1).build().unwrap();
+    /// let after = before.apply(&m).unwrap();
+    /// let all = after.region_rows_since(None);
+    /// let doc = LedgerRows::document(&all.head, all.upserted.iter().map(|(_, r)| r.as_str()), &all.tail);
+    /// assert_eq!(doc, after.to_json());
+    /// let changed = after.region_rows_since(Some(&before));
+    /// assert_eq!((changed.upserted.len(), changed.removed.len()), (1, 0)); // the one region, rewritten
+    /// ```
+    pub fn region_rows_since(&self, before: Option<&Ledger>) -> LedgerRows {
+        let mut head = String::with_capacity(self.contract_jcs.len() + 256);
+        self.write_document_head(&mut head);
+        let mut rows = LedgerRows {
+            head,
+            tail: document_tail(),
+            publication_id: self.publication_id.clone(),
+            upserted: Vec::new(),
+            removed: Vec::new(),
+        };
+        let Some(before) = before else {
+            let mut iter = self.points.iter().peekable();
+            while let Some((start, point)) = iter.next() {
+                let next = iter.peek().map(|(n, _)| *n);
+                rows.upserted
+                    .push((region_key(start), self.region_document(start, point, next)));
+            }
+            return rows;
+        };
+        // A region's row depends on its point and on where the next region starts: it is
+        // rewritten when its point is new or changed, or when the point after it is new or
+        // gone. `diff` skips the subtrees the two maps share, so a delivery that changed a
+        // few points costs a few steps, not a walk over every region.
+        let before_of = |k: &Start| {
+            self.points
+                .range::<_, Start>((Bound::Unbounded, Bound::Excluded(k)))
+                .next_back()
+                .map(|(p, _)| p.clone())
+        };
+        let mut touched = std::collections::BTreeSet::new();
+        for item in before.points.diff(&self.points) {
+            match item {
+                imbl::ordmap::DiffItem::Add(k, _) => {
+                    touched.insert(k.clone());
+                    touched.extend(before_of(k));
+                }
+                imbl::ordmap::DiffItem::Update { new: (k, _), .. } => {
+                    touched.insert(k.clone());
+                }
+                imbl::ordmap::DiffItem::Remove(k, _) => {
+                    rows.removed.push(region_key(k));
+                    touched.extend(before_of(k));
+                }
+            }
+        }
+        for start in touched {
+            let point = self.points.get(&start).expect("a touched start is a point");
+            let next = self
+                .points
+                .range::<_, Start>((Bound::Excluded(&start), Bound::Unbounded))
+                .next()
+                .map(|(n, _)| n);
+            rows.upserted.push((
+                region_key(&start),
+                self.region_document(&start, point, next),
+            ));
+        }
+        rows
     }
 
     /// The contract in force.

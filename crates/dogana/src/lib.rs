@@ -70,7 +70,7 @@ pub use error::{
 };
 pub use gate::{Check, Gate, Outcome, Receipt, NO_PUBLICATION};
 pub use group::{plan_together, Group, TOGETHER};
-pub use ledger::{chain, Dates, Ledger, Region};
+pub use ledger::{chain, Dates, Ledger, LedgerRows, Region};
 pub use manifest::{Manifest, ManifestBuilder, Position, Since};
 pub use plan::{Action, ActionKind, ApplyPlan, Transition};
 pub use planning::{next_extraction, plan_delivery, Extraction, Requirement};
