@@ -14,8 +14,10 @@
 //! +02:00 offset), except that every row is live: a complete read carries no tombstone.
 //! `deliver` delivers it as the contract's `full` shape with every check (the schema hash
 //! included, `amount` typed float, `customer` str) and prints the time and the peak resident
-//! memory (VmHWM). `import` runs `sqlite3` with `.import`. `compare` runs both, one after the
-//! other, each in a child process measured by `/usr/bin/time -v`.
+//! memory (VmHWM). `import` runs `sqlite3` with `.import`. `compare` runs both in alternating
+//! rounds (three unless told: import, deliver, import, deliver, …), each in a child process
+//! measured by `/usr/bin/time -v`, and prints each round's time and size ratios and the
+//! median time ratio.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -154,31 +156,47 @@ fn deliver(path: &str, db: &str, window_index: bool) -> Result<(), Box<dyn std::
         (total - decided).as_secs_f64(),
         peak_rss_mib()
     );
+    println!("SECONDS={}", total.as_secs_f64());
     Ok(())
 }
 
 fn import(path: &str, db: &str) -> Result<(), Box<dyn std::error::Error>> {
     remove_db(db);
     let started = Instant::now();
+    // BENCH_IMPORT_PRAGMAS: settings for the shell's connection, run before the import (for
+    // example the delivery's own: "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
+    let pragmas = std::env::var("BENCH_IMPORT_PRAGMAS").unwrap_or_default();
     let status = Command::new("sqlite3")
         .arg(db)
+        .arg(format!("{pragmas} SELECT 1 WHERE 0;"))
         .arg(
             "CREATE TABLE orders (id INTEGER PRIMARY KEY, order_date TEXT, updated_at TEXT, amount REAL, customer TEXT, deleted TEXT);",
         )
         .arg(format!(".import --csv --skip 1 {path} orders"))
         .status()?;
     assert!(status.success());
-    println!("import: {:.2} s", started.elapsed().as_secs_f64());
+    let secs = started.elapsed().as_secs_f64();
+    println!("import: {secs:.2} s");
+    println!("SECONDS={secs}");
     Ok(())
 }
 
-fn timed(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
+/// Runs this program with `args` under `/usr/bin/time -v`, prints what it printed and the
+/// time's figures, and answers the seconds it reported (`SECONDS=`).
+fn timed(args: &[&str]) -> Result<f64, Box<dyn std::error::Error>> {
     let out = Command::new("/usr/bin/time")
         .arg("-v")
         .arg(std::env::current_exe()?)
         .args(args)
         .output()?;
-    print!("{}", String::from_utf8_lossy(&out.stdout));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut secs = f64::NAN;
+    for l in stdout.lines() {
+        match l.strip_prefix("SECONDS=") {
+            Some(v) => secs = v.parse()?,
+            None => println!("{l}"),
+        }
+    }
     let err = String::from_utf8_lossy(&out.stderr);
     for l in err.lines() {
         let l = l.trim();
@@ -191,6 +209,69 @@ fn timed(args: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     assert!(out.status.success(), "{err}");
+    Ok(secs)
+}
+
+/// The size of a database file and of its WAL, in bytes.
+fn sizes(db: &str) -> (u64, u64) {
+    let len = |p: String| std::fs::metadata(p).map_or(0, |m| m.len());
+    (len(db.to_owned()), len(format!("{db}-wal")))
+}
+
+/// `rounds` rounds, each the reference then the delivery (and, with
+/// `BENCH_NO_WINDOW_INDEX` set, the delivery without the window index), so that both see the
+/// same load; then each round's ratios and their median.
+fn compare(path: &str, dir: &str, rounds: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let (d, i) = (format!("{dir}/bench.db"), format!("{dir}/import.db"));
+    let no_window = std::env::var_os("BENCH_NO_WINDOW_INDEX").is_some();
+    let mut ratios = Vec::new();
+    let mut ratios_no_window = Vec::new();
+    for round in 1..=rounds {
+        let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+        println!("round {round}, load average {}", load.trim());
+        let ti = timed(&["import", path, &i])?;
+        let si = sizes(&i);
+        remove_db(&i);
+        let td = timed(&["deliver", path, &d])?;
+        let sd = sizes(&d);
+        remove_db(&d);
+        println!(
+            "round {round}: import {ti:.2} s, {} bytes (+{} journal); deliver {td:.2} s, {} bytes (+{} WAL); time {:.3}x, size {:.3}x",
+            si.0,
+            si.1,
+            sd.0,
+            sd.1,
+            td / ti,
+            sd.0 as f64 / si.0 as f64
+        );
+        ratios.push(td / ti);
+        if no_window {
+            let tn = timed(&["deliver-no-window-index", path, &d])?;
+            let sn = sizes(&d);
+            remove_db(&d);
+            println!(
+                "round {round}: deliver without the window index {tn:.2} s, {} bytes; time {:.3}x, size {:.3}x",
+                sn.0,
+                tn / ti,
+                sn.0 as f64 / si.0 as f64
+            );
+            ratios_no_window.push(tn / ti);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    println!(
+        "median time ratio {:.3}x over {rounds} rounds",
+        median(&mut ratios)
+    );
+    if no_window {
+        println!(
+            "median time ratio without the window index {:.3}x",
+            median(&mut ratios_no_window)
+        );
+    }
     Ok(())
 }
 
@@ -202,16 +283,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ["deliver", path, db] => deliver(path, db, true)?,
         ["deliver-no-window-index", path, db] => deliver(path, db, false)?,
         ["import", path, db] => import(path, db)?,
-        ["compare", path, dir] => {
-            let (d, i) = (format!("{dir}/bench.db"), format!("{dir}/import.db"));
-            timed(&["import", path, &i])?;
-            timed(&["deliver", path, &d])?;
-            timed(&["deliver-no-window-index", path, &d])?;
-            remove_db(&d);
-            remove_db(&i);
-        }
+        ["compare", path, dir] => compare(path, dir, 3)?,
+        ["compare", path, dir, rounds] => compare(path, dir, rounds.parse()?)?,
         _ => {
-            eprintln!("usage: sqlite_bench gen N PATH | deliver PATH DB | import PATH DB | compare PATH DIR");
+            eprintln!("usage: sqlite_bench gen N PATH | deliver PATH DB | import PATH DB | compare PATH DIR [ROUNDS]");
             std::process::exit(2);
         }
     }

@@ -6,10 +6,12 @@
 //!   file's columns except the deleted column, which is never published (PLAN-14). Bound
 //!   columns take the contract's type (`int` INTEGER, `float` REAL, `str`, `date` and
 //!   `datetime` TEXT, see [`sql_type`]); the others TEXT, or the type a
-//!   [`DeliverOptions::column_type`] gives. Rows are kept in arrival order (rowid) with key
-//!   columns NOT NULL; the key has a UNIQUE index `dogana_key__<table>` and the window column
-//!   an index `dogana_window__<table>` (see [`StoreOptions::window_index`]). A complete
-//!   whole-table delivery drops both, inserts, and builds each with one sort.
+//!   [`DeliverOptions::column_type`] gives. Key columns are NOT NULL, and the window column
+//!   has an index `dogana_window__<table>` (see [`StoreOptions::window_index`]). A full read
+//!   (complete, whole table) publishes a new table: when its key is one `int` column whose
+//!   values arrived ascending, that column is the `INTEGER PRIMARY KEY` (the rowid, rows in
+//!   key order); otherwise rows are kept in arrival order (rowid) and the key has a UNIQUE
+//!   index `dogana_key__<table>`. Later deliveries work on either layout.
 //! - its **ledger**, the view `dogana_ledgers(table_name, document)` with `document` the
 //!   ledger's canonical JSON (LOADER-10), kept region by region in `dogana_ledger_regions` with
 //!   its head, tail and identity in `dogana_ledger_heads`, so that a delivery writes only the
@@ -28,8 +30,9 @@
 //! the protocol's order (replay lookup, preflight, staging with the row checks, the receiver's
 //! own checks, evaluate, one commit that re-reads the head), the receiver's checks
 //! (`values`, `columns`, `keys_elsewhere`) and the decisions every backend shares are written
-//! there once. Here rows are staged in TEMP tables of the store's connection, and the commit
-//! is one `BEGIN IMMEDIATE` transaction.
+//! there once. Here rows are staged in TEMP tables of the store's connection, or, for a full
+//! read, in a new table of the main database that the commit renames in place of the
+//! published one; the commit is one `BEGIN IMMEDIATE` transaction.
 //!
 //! ## Decisions
 //!
@@ -42,10 +45,16 @@
 //! - **Staging in TEMP tables** of the store's connection: never seen by other connections,
 //!   gone after a crash, no lock on the store while the rows are read. A second thread parses
 //!   and checks (dogana-rows, which hashes on a third) while the connection's thread inserts.
-//! - **A UNIQUE key index rather than an `INTEGER PRIMARY KEY`**: a bulk load appends rows in
-//!   file order and sorts only the keys, where a rowid key would sort whole rows (or insert
-//!   them at random places) for an unordered file. Upserts, tombstones and `keys_elsewhere`
-//!   use the index.
+//! - **A full read is staged whole, under the write lock** (`dogana_whole__<table>__<token>`
+//!   in the main database, committed with the decision, renamed in at commit): each row is
+//!   written once, and the key index is saved when the keys arrive ascending (the rowid). The
+//!   staging waits for the write lock as a commit does, and other writers wait for it; a
+//!   staging left by a killed process is dropped by the next writer (each staging handle
+//!   holds a `flock` on `<db>-dogana-<token>.lock`). See docs/decisions.md.
+//! - **A UNIQUE key index rather than an `INTEGER PRIMARY KEY`** for unordered keys: a bulk
+//!   load appends rows in file order and sorts only the keys, where a rowid key would sort
+//!   whole rows (or insert them at random places). Upserts, tombstones and `keys_elsewhere`
+//!   use the index (or the rowid).
 //! - **Readers** read rows and ledger in one transaction: [`Store::read_consistent_rows`],
 //!   or [`Sqlite::read_consistent`] for a query of one's own (RECV-13). A store opened with
 //!   `Store::open_read_only` changes nothing in the file (no table, no journal mode).

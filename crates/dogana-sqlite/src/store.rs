@@ -1,19 +1,102 @@
 //! The SQLite backend: one database file holding published tables, their ledgers and every
 //! receipt, behind the engine's port.
 
+use std::collections::HashMap;
+use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dogana::{Contract, FromWire, Ledger, LedgerRows, Outcome, Receipt, Wire};
 use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident, row_value};
 use dogana_receiver::{
-    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Staged, Step,
-    StoreError, Txn,
+    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Row, Staged,
+    Step, StoreError, Txn,
 };
 use rusqlite::types::{ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
+use dogana::LogicalType;
+
 use crate::sql::sql_type;
+
+/// The prefix of every table a whole-table delivery is staged in, in the main database: the
+/// prefix, the table, `__`, then the token of the handle that staged it.
+const WHOLE_PREFIX: &str = "dogana_whole__";
+
+/// The page cache while a whole table is staged and while indexes are built, in MiB (it bounds
+/// the sorter's runs).
+const SORT_MIB: u32 = 32;
+
+/// The most parameters, and rows, one statement of a whole-table staging binds.
+const WHOLE_PARAMS: usize = 512;
+const WHOLE_ROWS: usize = 64;
+
+/// Binds `rows` (each `width` values) to `stmt`, whose VALUES hold as many rows, runs it and
+/// answers how many rows it left out (`OR IGNORE`).
+fn insert_rows(
+    stmt: &mut rusqlite::CachedStatement<'_>,
+    rows: &[Row<'_>],
+    width: usize,
+    buf: &mut String,
+) -> Result<usize, StoreError> {
+    for (r, row) in rows.iter().enumerate() {
+        for k in 0..row.len() {
+            let v = staged_sql(row.get(k), buf);
+            stmt.raw_bind_parameter(r * width + k + 1, ToSqlOutput::Borrowed(v))
+                .sql()?;
+        }
+    }
+    let inserted = stmt.raw_execute().sql()?;
+    Ok(rows.len().saturating_sub(inserted))
+}
+
+/// Numbers the write handles of this process, for their tokens.
+static HANDLE_SEQ: AtomicU64 = AtomicU64::new(1);
+
+/// A delivery to a table staged whole: its live rows in a new table of the published columns
+/// in `main`, which the commit renames in place of the published table.
+#[derive(Debug)]
+struct Whole {
+    /// The staging table's name in `main`, unquoted.
+    name: String,
+    /// Its columns, as the published table will have them.
+    columns: Vec<Column>,
+    /// None until the first batch chose the layout and created the table.
+    layout: Option<WholeLayout>,
+    /// The last key staged, in the rowid layout.
+    last_key: Option<i64>,
+    /// Why the staged table does not hold every staged row (a key the rowid or NOT NULL
+    /// refused): the engine's checks refuse such a delivery, and it is never published.
+    spoiled: Option<String>,
+}
+
+/// How a whole-table staging lays the rows out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WholeLayout {
+    /// The single int key, staged column `usize`, is the `INTEGER PRIMARY KEY` (the rowid):
+    /// the first batch's keys ascended, so the rows append in key order, with no key index.
+    Rowid(usize),
+    /// Rows in arrival order, the key (if any) NOT NULL, indexed after the load.
+    Arrival,
+}
+
+/// The lease of a write handle that stages whole tables: an exclusive lock on a file beside
+/// the database, `<db>-dogana-<token>.lock`, held as long as the handle lives. A staging table
+/// whose token's file is missing or unlocked belongs to a process that is gone.
+#[derive(Debug)]
+struct Lease {
+    token: String,
+    path: PathBuf,
+    _file: File,
+}
+
+/// The lock file of the handle `token` of the store at `db`.
+fn lease_path(db: &Path, token: &str) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(format!("-dogana-{token}.lock"));
+    db.with_file_name(name)
+}
 
 /// The TEMP tables staging a delivery to `table`: its live rows and its tombstones' keys.
 fn staging(table: &str) -> (String, String) {
@@ -278,6 +361,13 @@ pub struct Sqlite {
     write: bool,
     /// The ledgers are kept region by region ([`keeps_rows`]).
     rows: bool,
+    /// The transaction open, as the engine asked for it (a read one becomes a write one when a
+    /// whole-table staging takes the write lock).
+    txn: Option<Txn>,
+    /// The whole-table stagings of this handle, by published table.
+    whole: HashMap<String, Whole>,
+    /// This handle's lease, once it staged a whole table.
+    lease: Option<Lease>,
 }
 
 fn sqlite(e: rusqlite::Error) -> StoreError {
@@ -349,6 +439,9 @@ impl Open for Sqlite {
                 options: options.clone(),
                 write: false,
                 rows,
+                txn: None,
+                whole: HashMap::new(),
+                lease: None,
             })
         }
     }
@@ -417,13 +510,307 @@ impl Sqlite {
                 return Err(e);
             }
         }
-        Ok(Sqlite {
+        let mut store = Sqlite {
             conn,
             path: path.to_path_buf(),
             options: options.clone(),
             write: true,
             rows: true,
+            txn: None,
+            whole: HashMap::new(),
+            lease: None,
+        };
+        // what a killed process staged is dropped by the next writer: here when the lock is
+        // free (a writer busy for longer leaves it to the next whole-table staging)
+        if !store.leftovers()?.is_empty() && store.conn.execute_batch("BEGIN IMMEDIATE").is_ok() {
+            match store.drop_leftovers() {
+                Ok(()) => store.conn.execute_batch("COMMIT").sql()?,
+                Err(e) => {
+                    store.rollback();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(store)
+    }
+
+    /// The whole-table staging tables in `main` whose handle is gone: its lock file missing
+    /// or not locked (flock is released when a process dies, however it dies).
+    fn leftovers(&self) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name LIKE ?1")
+            .sql()?;
+        let names = stmt
+            .query_map([format!("{WHOLE_PREFIX}%")], |r| r.get::<_, String>(0))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .sql()?;
+        let mine = self.lease.as_ref().map(|l| l.token.as_str());
+        Ok(names
+            .into_iter()
+            .filter(|n| {
+                // LIKE's `_` matches any character
+                let Some(token) = n
+                    .strip_prefix(WHOLE_PREFIX)
+                    .and_then(|rest| rest.rsplit_once("__"))
+                    .map(|(_, t)| t)
+                else {
+                    return false;
+                };
+                if Some(token) == mine {
+                    return false;
+                }
+                match File::open(lease_path(&self.path, token)) {
+                    Err(_) => true,
+                    Ok(f) => match f.try_lock() {
+                        Ok(()) => true,
+                        Err(std::fs::TryLockError::WouldBlock) => false,
+                        // a file system without flock: nothing tells a live handle from a
+                        // dead one, so nothing is dropped
+                        Err(std::fs::TryLockError::Error(_)) => false,
+                    },
+                }
+            })
+            .collect())
+    }
+
+    /// Drops the [`Sqlite::leftovers`] and their lock files; inside a write transaction.
+    fn drop_leftovers(&mut self) -> Result<(), StoreError> {
+        for name in self.leftovers()? {
+            self.conn
+                .execute_batch(&format!("DROP TABLE IF EXISTS main.{}", quote_ident(&name)))
+                .sql()?;
+            if let Some((_, token)) = name.rsplit_once("__") {
+                let _ = std::fs::remove_file(lease_path(&self.path, token));
+            }
+        }
+        Ok(())
+    }
+
+    /// This handle's token, taking its lease (the locked file) the first time.
+    fn lease(&mut self) -> Result<String, StoreError> {
+        if let Some(l) = &self.lease {
+            return Ok(l.token.clone());
+        }
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let token = format!(
+            "{}x{nanos}x{}",
+            std::process::id(),
+            HANDLE_SEQ.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = lease_path(&self.path, &token);
+        let file = File::create(&path)?;
+        file.lock()?;
+        self.lease = Some(Lease {
+            token: token.clone(),
+            path,
+            _file: file,
+        });
+        Ok(token)
+    }
+
+    /// Creates the whole-table staging table of `table`, its layout chosen from the first
+    /// batch: the rowid layout when the key is one int column and the batch's live keys
+    /// ascend.
+    fn create_whole(&mut self, table: &str, first: Option<&Batch>) -> Result<(), StoreError> {
+        let Some(w) = self.whole.get_mut(table) else {
+            return Ok(());
+        };
+        if w.layout.is_some() {
+            return Ok(());
+        }
+        let keys: Vec<usize> = (0..w.columns.len()).filter(|&i| w.columns[i].key).collect();
+        let int_key = match keys.as_slice() {
+            [k] if w.columns[*k].ty.as_deref().and_then(LogicalType::from_name)
+                == Some(LogicalType::Int) =>
+            {
+                Some(*k)
+            }
+            _ => None,
+        };
+        let ascending = |k: usize| {
+            let mut last: Option<i64> = None;
+            let mut any = false;
+            for row in first.into_iter().flat_map(|b| b.rows()) {
+                if row.tombstone {
+                    continue;
+                }
+                match row.get(k) {
+                    Staged::Int(i) if last.is_none_or(|l| l < i) => last = Some(i),
+                    _ => return false,
+                }
+                any = true;
+            }
+            any
+        };
+        let layout = match int_key {
+            Some(k) if ascending(k) => WholeLayout::Rowid(k),
+            _ => WholeLayout::Arrival,
+        };
+        let defs: Vec<String> = w
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let ty = sql_type(c.ty.as_deref().unwrap_or("str"));
+                let name = quote_ident(&c.name);
+                match layout {
+                    WholeLayout::Rowid(k) if k == i => format!("{name} INTEGER PRIMARY KEY"),
+                    _ if c.key => format!("{name} {ty} NOT NULL"),
+                    _ => format!("{name} {ty}"),
+                }
+            })
+            .collect();
+        w.layout = Some(layout);
+        let sql = format!(
+            "CREATE TABLE main.{} ({})",
+            quote_ident(&w.name),
+            defs.join(", ")
+        );
+        self.conn.execute_batch(&sql).sql()
+    }
+
+    /// The staged live rows of `table` as SQL: the TEMP table, or the whole-table staging
+    /// table's columns renamed `c0…` as the TEMP table's are.
+    fn staged_rows(&mut self, table: &str) -> Result<String, StoreError> {
+        self.create_whole(table, None)?;
+        Ok(match self.whole.get(table) {
+            None => staging(table).0,
+            Some(w) => {
+                let cols: Vec<String> = w
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| format!("{} AS c{i}", quote_ident(&c.name)))
+                    .collect();
+                format!(
+                    "(SELECT {} FROM main.{})",
+                    cols.join(", "),
+                    quote_ident(&w.name)
+                )
+            }
         })
+    }
+
+    /// Whether the published `table`'s key is its rowid (an `INTEGER PRIMARY KEY`, which a
+    /// whole-table staging of ascending keys makes): it needs no key index then.
+    fn key_is_rowid(&self, table: &str, key: &[String]) -> rusqlite::Result<bool> {
+        let [key] = key else {
+            return Ok(false);
+        };
+        let pk: Vec<(String, String)> = self
+            .conn
+            .prepare_cached("SELECT name, type FROM pragma_table_info(?1, 'main') WHERE pk > 0")?
+            .query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(matches!(pk.as_slice(), [(n, t)] if n == key && t.eq_ignore_ascii_case("INTEGER")))
+    }
+
+    /// Sets the main database's page cache, in MiB.
+    fn cache(&self, mib: u32) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch(&format!(
+                "PRAGMA main.cache_size = -{}",
+                u64::from(mib) * 1024
+            ))
+            .sql()
+    }
+
+    /// The published table's columns with their declared types, in order.
+    fn published_types(&self, table: &str) -> rusqlite::Result<Vec<(String, String)>> {
+        self.conn
+            .prepare_cached("SELECT name, type FROM pragma_table_info(?1, 'main') ORDER BY cid")?
+            .query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect()
+    }
+
+    /// Stages a batch of a whole-table staging: live rows into the staging table (created
+    /// from the first batch), tombstones into their TEMP table. A row the table refuses (a
+    /// repeated or non-integer rowid key, a null key) is left out and spoils the staging:
+    /// the keys and values checks refuse that delivery, and a spoiled staging is never
+    /// published, so no constraint error stops the staging half way.
+    fn stage_whole_batch(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        batch: &Batch,
+    ) -> Result<(), StoreError> {
+        self.create_whole(table, Some(batch))?;
+        let (_, stombs) = staging(table);
+        let w = self
+            .whole
+            .get_mut(table)
+            .ok_or_else(|| StoreError::Corrupt(format!("no whole-table staging of {table:?}")))?;
+        let width = layout.loaded.len().max(1);
+        let one = format!("({})", vec!["?"; width].join(", "));
+        let insert = |n: usize| {
+            format!(
+                "INSERT OR IGNORE INTO main.{} VALUES {}",
+                quote_ident(&w.name),
+                vec![one.as_str(); n].join(", ")
+            )
+        };
+        // several rows a statement: the statement's cursor stays open from row to row, so an
+        // ascending rowid appends without a seek from the root, and the per-statement work
+        // is shared
+        let chunk = (WHOLE_PARAMS / width).clamp(1, WHOLE_ROWS);
+        let mut many = self.conn.prepare_cached(&insert(chunk)).sql()?;
+        let mut single = self.conn.prepare_cached(&insert(1)).sql()?;
+        let mut tombs = self
+            .conn
+            .prepare_cached(&format!(
+                "INSERT INTO {stombs} VALUES ({})",
+                vec!["?"; layout.key.len().max(1)].join(", ")
+            ))
+            .sql()?;
+        let rowid = match w.layout {
+            Some(WholeLayout::Rowid(k)) => Some(k),
+            _ => None,
+        };
+        let mut buf = String::new();
+        let mut pending: Vec<Row<'_>> = Vec::with_capacity(chunk);
+        let mut refused = 0usize;
+        for row in batch.rows() {
+            if row.tombstone {
+                if row.is_empty() {
+                    tombs.raw_bind_parameter(1, rusqlite::types::Null).sql()?;
+                }
+                for k in 0..row.len() {
+                    let v = staged_sql(row.get(k), &mut buf);
+                    tombs
+                        .raw_bind_parameter(k + 1, ToSqlOutput::Borrowed(v))
+                        .sql()?;
+                }
+                tombs.raw_execute().sql()?;
+                continue;
+            }
+            if let Some(k) = rowid {
+                match row.get(k) {
+                    // a key below the last goes in at its place: correct, only slower
+                    Staged::Int(i) => w.last_key = Some(i),
+                    other => {
+                        if w.spoiled.is_none() {
+                            w.spoiled = Some(format!("a key {other:?} that is no integer"));
+                        }
+                        continue;
+                    }
+                }
+            }
+            pending.push(row);
+            if pending.len() == chunk {
+                refused += insert_rows(&mut many, &pending, width, &mut buf)?;
+                pending.clear();
+            }
+        }
+        for row in &pending {
+            refused += insert_rows(&mut single, std::slice::from_ref(row), width, &mut buf)?;
+        }
+        if refused > 0 && w.spoiled.is_none() {
+            w.spoiled = Some(format!("{refused} rows with a repeated or null key"));
+        }
+        Ok(())
     }
 
     /// The database file.
@@ -485,11 +872,12 @@ impl Sqlite {
     /// The published table's indexes, as (name, DDL): a UNIQUE index on the key, which
     /// upserts, tombstones and the keys_elsewhere check use, and an index on the window
     /// column, which replace_window uses (unless [`StoreOptions::window_index`] is off).
-    fn indexes(&self, contract: &Contract) -> Vec<(String, String)> {
+    /// Without the key's when `rowid_key` (the key is the rowid).
+    fn indexes(&self, contract: &Contract, rowid_key: bool) -> Vec<(String, String)> {
         let table = contract.table();
         let mut v = Vec::new();
         let key = contract.key();
-        if !key.is_empty() {
+        if !key.is_empty() && !rowid_key {
             let name = quote_ident(&format!("dogana_key__{table}"));
             v.push((
                 name.clone(),
@@ -514,6 +902,24 @@ impl Sqlite {
             }
         }
         v
+    }
+}
+
+impl Drop for Sqlite {
+    /// Drops what this handle staged whole and never published, then its lease.
+    fn drop(&mut self) {
+        if self.txn.is_some() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        for w in self.whole.values() {
+            let _ = self.conn.execute_batch(&format!(
+                "DROP TABLE IF EXISTS main.{}",
+                quote_ident(&w.name)
+            ));
+        }
+        if let Some(l) = &self.lease {
+            let _ = std::fs::remove_file(&l.path);
+        }
     }
 }
 
@@ -584,15 +990,20 @@ impl Backend for Sqlite {
                 }
             }
             e => sqlite(e),
-        })
+        })?;
+        self.txn = Some(txn);
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
-        self.conn.execute_batch("COMMIT").sql()
+        self.conn.execute_batch("COMMIT").sql()?;
+        self.txn = None;
+        Ok(())
     }
 
     fn rollback(&mut self) {
         let _ = self.conn.execute_batch("ROLLBACK");
+        self.txn = None;
     }
 
     fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
@@ -751,9 +1162,12 @@ impl Backend for Sqlite {
                 v.join(", ")
             }
         };
+        // a decision that failed after a group's staging took the write lock may have left
+        // TEMP tables committed
         self.conn
             .execute_batch(&format!(
-                "CREATE TABLE {srows} ({}); CREATE TABLE {stombs} ({});",
+                "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};
+                 CREATE TABLE {srows} ({}); CREATE TABLE {stombs} ({});",
                 or_none(&cols, "c_none"),
                 or_none(&keys, "k_none")
             ))
@@ -766,6 +1180,9 @@ impl Backend for Sqlite {
         layout: &Layout,
         batch: &Batch,
     ) -> Result<(), StoreError> {
+        if self.whole.contains_key(table) {
+            return self.stage_whole_batch(table, layout, batch);
+        }
         let (srows, stombs) = staging(table);
         let marks = |n: usize| vec!["?"; n.max(1)].join(", ");
         let mut rows = self
@@ -804,6 +1221,148 @@ impl Backend for Sqlite {
             .execute_batch(&format!(
                 "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};"
             ))
+            .sql()?;
+        if let Some(w) = self.whole.remove(table) {
+            // gone already when the commit renamed it in place of the published table
+            self.conn
+                .execute_batch(&format!(
+                    "DROP TABLE IF EXISTS main.{}",
+                    quote_ident(&w.name)
+                ))
+                .sql()?;
+            if self.whole.is_empty() {
+                self.cache(self.options.cache_mib)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stages the live rows in a new table of the published columns in `main`
+    /// (`dogana_whole__…`), the tombstones' keys in their TEMP table. Writing `main` takes
+    /// the write lock: the read transaction the engine opened is committed (it wrote nothing
+    /// but TEMP tables) and a write one begun, which waits for another writer as long as a
+    /// commit does, and the staged table is committed with the decision. When the lock
+    /// cannot be had in that time, staged in TEMP tables as usual. See docs/decisions.md.
+    fn stage_create_whole(
+        &mut self,
+        table: &str,
+        layout: &Layout,
+        columns: &[Column],
+    ) -> Result<bool, StoreError> {
+        // names the columns check refuses (empty, NUL, equal but for letter case) are no
+        // table's: staged as usual, for the check to refuse them
+        let mut folded: Vec<String> = columns.iter().map(|c| c.name.to_lowercase()).collect();
+        folded.sort_unstable();
+        folded.dedup();
+        let fits = self.write
+            && self.txn.is_some()
+            && !columns.is_empty()
+            && folded.len() == columns.len()
+            && columns
+                .iter()
+                .all(|c| !c.name.is_empty() && !c.name.contains('\0'))
+            && columns.len() == layout.loaded.len()
+            && columns
+                .iter()
+                .zip(&layout.loaded)
+                .all(|(c, l)| &c.name == l);
+        if !fits {
+            self.stage_create(table, layout)?;
+            return Ok(false);
+        }
+        if self.txn == Some(Txn::Read) {
+            self.conn.execute_batch("COMMIT").sql()?;
+            self.txn = None;
+            if self.conn.execute_batch("BEGIN IMMEDIATE").is_err() {
+                self.conn.execute_batch("BEGIN DEFERRED").sql()?;
+                self.txn = Some(Txn::Read);
+                self.stage_create(table, layout)?;
+                return Ok(false);
+            }
+            self.txn = Some(Txn::Write);
+        }
+        self.drop_leftovers()?;
+        if let Some(w) = self.whole.remove(table) {
+            // a staging of this handle that no stage_clear ended
+            self.conn
+                .execute_batch(&format!(
+                    "DROP TABLE IF EXISTS main.{}",
+                    quote_ident(&w.name)
+                ))
+                .sql()?;
+        }
+        let token = self.lease()?;
+        // the staging appends (in key or arrival order): every page is written once, and a
+        // small cache does
+        self.cache(self.options.cache_mib.min(SORT_MIB))?;
+        let (srows, stombs) = staging(table);
+        let keys: Vec<String> = (0..layout.key.len()).map(|i| format!("k{i}")).collect();
+        self.conn
+            .execute_batch(&format!(
+                "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};
+                 CREATE TABLE {stombs} ({});",
+                if keys.is_empty() {
+                    "k_none".to_owned()
+                } else {
+                    keys.join(", ")
+                }
+            ))
+            .sql()?;
+        self.whole.insert(
+            table.to_owned(),
+            Whole {
+                name: format!("{WHOLE_PREFIX}{table}__{token}"),
+                columns: columns.to_vec(),
+                layout: None,
+                last_key: None,
+                spoiled: None,
+            },
+        );
+        Ok(true)
+    }
+
+    fn replace_with_staged(&mut self, table: &str, keep: bool) -> Result<(), StoreError> {
+        self.create_whole(table, None)?;
+        let w = self.whole.get(table).ok_or_else(|| {
+            StoreError::Corrupt(format!("no whole-table staging of {table:?} to publish"))
+        })?;
+        if let Some(why) = &w.spoiled {
+            return Err(StoreError::Corrupt(format!(
+                "the whole-table staging of {table:?} is not every staged row ({why}); the checks should have refused it"
+            )));
+        }
+        let (t, staged) = (quote_ident(table), quote_ident(&w.name));
+        let types: Vec<(String, String)> = w
+            .columns
+            .iter()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    sql_type(c.ty.as_deref().unwrap_or("str")).to_owned(),
+                )
+            })
+            .collect();
+        if keep && self.published_types(table).sql()? != types {
+            // the published table keeps its own columns and what is built on it
+            let names = ident_list(w.columns.iter().map(|c| c.name.as_str()), "");
+            self.conn
+                .execute_batch(&format!(
+                    "DELETE FROM main.{t};
+                     INSERT INTO main.{t} ({names}) SELECT {names} FROM main.{staged};
+                     DROP TABLE main.{staged};"
+                ))
+                .sql()?;
+            return Ok(());
+        }
+        // legacy: the rename neither checks nor rewrites the views naming the table, which
+        // name the published table before and after
+        self.conn
+            .execute_batch(&format!(
+                "DROP TABLE IF EXISTS main.{t};
+                 PRAGMA legacy_alter_table = ON;
+                 ALTER TABLE main.{staged} RENAME TO {t};
+                 PRAGMA legacy_alter_table = OFF;"
+            ))
             .sql()
     }
 
@@ -812,7 +1371,8 @@ impl Backend for Sqlite {
         table: &str,
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
-        let (srows, stombs) = staging(table);
+        let (_, stombs) = staging(table);
+        let srows = self.staged_rows(table)?;
         let hits = keys_outside_query(table, q, &srows, &stombs);
         let lo = datum_sql(&Datum::of_value(&q.window.low, true));
         let hi = datum_sql(&Datum::of_value(&q.window.high, true));
@@ -840,7 +1400,11 @@ impl Backend for Sqlite {
     }
 
     fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
-        let (srows, stombs) = staging(table);
+        let (_, stombs) = staging(table);
+        let srows = match step {
+            Step::DeleteKeys(..) | Step::InsertStaged(_) => self.staged_rows(table)?,
+            _ => String::new(),
+        };
         let t = quote_ident(table);
         match step {
             Step::Create(columns) => self.create_table(table, columns).sql(),
@@ -851,7 +1415,7 @@ impl Backend for Sqlite {
             // a bulk load appends rows in file order, then builds each index with one sort:
             // several times faster than keeping them up to date row by row
             Step::BeginBulk(contract) => {
-                for (name, _) in self.indexes(contract) {
+                for (name, _) in self.indexes(contract, false) {
                     self.conn
                         .execute_batch(&format!("DROP INDEX IF EXISTS main.{name}"))
                         .sql()?;
@@ -859,10 +1423,17 @@ impl Backend for Sqlite {
                 Ok(())
             }
             Step::Indexes(contract) => {
-                for (_, ddl) in self.indexes(contract) {
-                    self.conn.execute_batch(&ddl).sql()?;
-                }
-                Ok(())
+                let rowid = self.key_is_rowid(table, contract.key()).sql()?;
+                // SQLite's sorter sizes each in-memory run by the page cache, and keeps one
+                // per sorting thread and one filling: a smaller cache while the indexes are
+                // built bounds their memory (a few more runs to merge cost little)
+                self.cache(self.options.cache_mib.min(SORT_MIB))?;
+                let built = self
+                    .indexes(contract, rowid)
+                    .iter()
+                    .try_for_each(|(_, ddl)| self.conn.execute_batch(ddl));
+                self.cache(self.options.cache_mib)?;
+                built.sql()
             }
             Step::DeleteAll => self
                 .conn

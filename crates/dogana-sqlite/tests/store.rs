@@ -399,3 +399,301 @@ fn an_unknown_format_is_an_error_and_records_nothing() {
     assert!(r.accepted());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A full read of these rows as a file in `d` and its manifest.
+fn full(
+    d: &std::path::Path,
+    name: &str,
+    rows: &[Order<'_>],
+    at: &str,
+) -> (PathBuf, dogana::Manifest) {
+    let file = d.join(name);
+    let text = orders_csv(rows);
+    std::fs::write(&file, &text).unwrap();
+    let m = orders()
+        .manifest("full", ts(at))
+        .rows(rows.len() as u64)
+        .content_hash(sha(&text))
+        .build()
+        .unwrap();
+    (file, m)
+}
+
+/// The DDL of `name` in the store's main database, if it exists.
+fn ddl(store: &Store, name: &str) -> Option<String> {
+    store
+        .backend()
+        .connection()
+        .query_row(
+            "SELECT sql FROM main.sqlite_master WHERE name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .ok()
+}
+
+/// The whole-table staging tables in the store's main database.
+fn staged_tables(store: &Store) -> Vec<String> {
+    let conn = store.backend().connection();
+    let mut stmt = conn
+        .prepare("SELECT name FROM main.sqlite_master WHERE name LIKE 'dogana\\_whole\\_\\_%' ESCAPE '\\'")
+        .unwrap();
+    let names = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    names
+}
+
+fn ids(store: &mut Store) -> Vec<i64> {
+    let mut v: Vec<i64> = store
+        .read_consistent_rows("orders")
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| match r[0] {
+            dogana_sqlite::Datum::Int(i) => i,
+            ref other => panic!("an id {other:?}"),
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn a_full_read_of_ascending_keys_is_published_with_the_key_as_rowid() {
+    // rule: PLAN-03 — the rows staged whole become the published table, the key its rowid
+    let d = dir("rowid");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(r.receipt.outcome(), Outcome::Accepted);
+    let table = ddl(&store, "orders").unwrap();
+    assert!(table.contains("\"id\" INTEGER PRIMARY KEY"), "{table}");
+    assert_eq!(ddl(&store, "dogana_key__orders"), None, "no key index");
+    assert!(ddl(&store, "dogana_window__orders").is_some());
+    assert!(staged_tables(&store).is_empty());
+    assert_eq!(ids(&mut store), vec![1, 2, 3]);
+    // rule: PLAN-05, PLAN-06 — later changes work on the rowid layout
+    let text = orders_csv(&[
+        (2, "2026-10-02", "2026-10-20T10:00:00Z", "99.00", false),
+        (9, "2026-10-05", "2026-10-20T10:00:00Z", "9.00", false),
+        (3, "2026-10-03", "2026-10-20T10:00:00Z", "", true),
+    ]);
+    let file = d.join("c.csv");
+    std::fs::write(&file, &text).unwrap();
+    let m = orders()
+        .manifest("changes", ts("2026-10-26T06:00:00Z"))
+        .since(ts("2026-10-10T06:00:00Z"))
+        .rows(2)
+        .tombstones(1)
+        .content_hash(sha(&text))
+        .build()
+        .unwrap();
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(
+        r.receipt.outcome(),
+        Outcome::Accepted,
+        "{:?}",
+        r.receipt.failures().collect::<Vec<_>>()
+    );
+    assert_eq!(ids(&mut store), vec![1, 2, 9]);
+    // rule: PLAN-04 — and a window replacement
+    let text = orders_csv(&[(4, "2026-10-01", "2026-10-01T11:00:00Z", "4.00", false)]);
+    let file = d.join("w.csv");
+    std::fs::write(&file, &text).unwrap();
+    let m = orders()
+        .manifest("window", ts("2026-10-27T06:00:00Z"))
+        .window(Window::new(date("2026-10-01"), date("2026-10-01")))
+        .rows(1)
+        .content_hash(sha(&text))
+        .build()
+        .unwrap();
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(
+        r.receipt.outcome(),
+        Outcome::Accepted,
+        "{:?}",
+        r.receipt.failures().collect::<Vec<_>>()
+    );
+    assert_eq!(ids(&mut store), vec![2, 4, 9]);
+    assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_full_read_of_unordered_keys_keeps_arrival_order_and_a_key_index() {
+    // rule: PLAN-03 — keys not ascending in the first batch: rows in arrival order
+    let d = dir("arrival");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let mut rows = base();
+    rows.swap(0, 2);
+    let (file, m) = full(&d, "f.csv", &rows, "2026-10-10T06:00:00Z");
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(r.receipt.outcome(), Outcome::Accepted);
+    let table = ddl(&store, "orders").unwrap();
+    assert!(!table.contains("PRIMARY KEY"), "{table}");
+    assert!(ddl(&store, "dogana_key__orders").is_some());
+    let order: Vec<i64> = store
+        .read_consistent_rows("orders")
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| match r[0] {
+            dogana_sqlite::Datum::Int(i) => i,
+            _ => 0,
+        })
+        .collect();
+    assert_eq!(order, vec![3, 2, 1]);
+    assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_key_descending_after_the_first_batch_is_still_published() {
+    // rule: PLAN-03 — the rowid layout chosen from the first batch holds every row after it
+    let d = dir("descend");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let n = 5000i64;
+    // ascending past the first batch (4096 rows), then the rest descending below them
+    let rows: Vec<Order<'_>> = (0..n)
+        .map(|i| {
+            let id = if i < 4500 { 1000 + i } else { n - i };
+            (id, "2026-10-01", "2026-10-01T10:00:00Z", "1.00", false)
+        })
+        .collect();
+    let (file, m) = full(&d, "f.csv", &rows, "2026-10-10T06:00:00Z");
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(r.receipt.outcome(), Outcome::Accepted);
+    assert!(ddl(&store, "orders")
+        .unwrap()
+        .contains("\"id\" INTEGER PRIMARY KEY"));
+    let mut want: Vec<i64> = rows.iter().map(|r| r.0).collect();
+    want.sort_unstable();
+    assert_eq!(ids(&mut store), want);
+    assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_repeated_or_bad_key_in_an_ascending_full_read_is_refused_by_the_checks() {
+    // rule: CHECK-09 — a repeated key is the keys check's to refuse, not a constraint's
+    let d = dir("repeated");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .accepted());
+    let mut twice = base();
+    twice.insert(2, (2, "2026-10-02", "2026-10-02T11:00:00Z", "1.00", false));
+    let (file, m) = full(&d, "twice.csv", &twice, "2026-10-11T06:00:00Z");
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(r.receipt.outcome(), Outcome::Rejected);
+    assert!(
+        r.receipt.failures().any(|c| c.name() == "keys"),
+        "{:?}",
+        r.receipt.failures().collect::<Vec<_>>()
+    );
+    // a key that is no integer: the values' parse refuses it
+    let file = d.join("bad.csv");
+    let text = "id,order_date,updated_at,amount,deleted\n1,2026-10-01,2026-10-01T10:00:00Z,1,false\nx,2026-10-01,2026-10-01T10:00:00Z,1,false\n";
+    std::fs::write(&file, text).unwrap();
+    let m = orders()
+        .manifest("full", ts("2026-10-12T06:00:00Z"))
+        .rows(2)
+        .content_hash(sha(text))
+        .build()
+        .unwrap();
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(r.receipt.outcome(), Outcome::Rejected);
+    // the published rows stay the first delivery's, and nothing staged is left
+    assert_eq!(ids(&mut store), vec![1, 2, 3]);
+    assert!(staged_tables(&store).is_empty());
+    assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_staging_table_of_a_dead_handle_is_dropped_and_a_live_ones_kept() {
+    // rule: RECV-09 — what a killed process staged is dropped by the next writer
+    let d = dir("leftover");
+    let path = d.join("s.db");
+    let mut a = Store::open(&path).unwrap();
+    a.backend()
+        .connection()
+        .execute_batch("CREATE TABLE main.dogana_whole__orders__1x2x3 (id INTEGER)")
+        .unwrap();
+    // a live handle's staging, committed with its decision, is kept
+    let (file, m) = full(&d, "a.csv", &base(), "2026-10-11T06:00:00Z");
+    let decision = a.decide(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(decision.receipt().outcome(), Outcome::Accepted);
+    let staged = staged_tables(&Store::open(&path).unwrap());
+    assert_eq!(staged.len(), 1, "{staged:?}");
+    assert_ne!(staged[0], "dogana_whole__orders__1x2x3");
+    // another writer publishes meanwhile: the decision is made again, from its own staging
+    let mut b = Store::open(&path).unwrap();
+    let (file_b, m_b) = full(&d, "b.csv", &base()[..2], "2026-10-10T06:00:00Z");
+    assert!(b
+        .deliver(&file_b, &orders(), &m_b, now(), None)
+        .unwrap()
+        .accepted());
+    assert_eq!(staged_tables(&b), staged);
+    let done = a.commit(decision).unwrap();
+    assert_eq!(done.redecided, 1);
+    assert!(done.accepted());
+    assert_eq!(ids(&mut b), vec![1, 2, 3]);
+    assert!(staged_tables(&b).is_empty());
+    // a handle dropped between decision and commit leaves nothing either
+    let (file, m) = full(&d, "c.csv", &base()[..1], "2026-10-12T06:00:00Z");
+    let decision = b.decide(&file, &orders(), &m, now(), None).unwrap();
+    assert_eq!(staged_tables(&b).len(), 1);
+    drop(decision);
+    drop(b);
+    assert!(staged_tables(&a).is_empty());
+    let leases = std::fs::read_dir(&d)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".lock")
+        })
+        .count();
+    assert_eq!(leases, 1, "a's lease alone");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_view_on_the_published_table_survives_a_full_read() {
+    // rule: PLAN-03 — the table renamed in place of the old one is what the view reads
+    let d = dir("view-survives");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .accepted());
+    store
+        .backend()
+        .connection()
+        .execute_batch("CREATE VIEW big AS SELECT id FROM orders WHERE id > 1")
+        .unwrap();
+    let (file, m) = full(&d, "g.csv", &base()[1..], "2026-10-11T06:00:00Z");
+    let r = store.deliver(&file, &orders(), &m, now(), None).unwrap();
+    assert!(
+        r.accepted(),
+        "{:?}",
+        r.receipt.failures().collect::<Vec<_>>()
+    );
+    let n: i64 = store
+        .backend()
+        .connection()
+        .query_row("SELECT count(*) FROM big", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+    assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
