@@ -7,7 +7,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use dogana::{Date, LogicalType, Outcome, Receipt, Timestamp, Value, Wire};
-use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident};
+use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident, whole_staged_rows};
 use dogana_receiver::{
     Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Step,
     StoreError, Txn,
@@ -590,19 +590,7 @@ impl DuckDb {
     fn staged_rows(&self, table: &str) -> String {
         match self.whole.get(table) {
             None => staging(table).0,
-            Some(w) => {
-                let cols: Vec<String> = w
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| format!("{} AS c{i}", quote_ident(&c.name)))
-                    .collect();
-                format!(
-                    "(SELECT {} FROM main.{})",
-                    cols.join(", "),
-                    quote_ident(&w.name)
-                )
-            }
+            Some(w) => whole_staged_rows(&w.columns, &w.name),
         }
     }
 
@@ -868,22 +856,8 @@ impl Backend for DuckDb {
         layout: &Layout,
         columns: &[Column],
     ) -> Result<bool, StoreError> {
-        // names the columns check refuses (empty, NUL, equal but for letter case) are no
-        // table's: staged as usual, for the check to refuse them
-        let mut folded: Vec<String> = columns.iter().map(|c| c.name.to_lowercase()).collect();
-        folded.sort_unstable();
-        folded.dedup();
         let fits = self.instance.writable
-            && !columns.is_empty()
-            && folded.len() == columns.len()
-            && columns
-                .iter()
-                .all(|c| !c.name.is_empty() && !c.name.contains('\0'))
-            && columns.len() == layout.loaded.len()
-            && columns
-                .iter()
-                .zip(&layout.loaded)
-                .all(|(c, l)| &c.name == l)
+            && layout.fits_whole(columns)
             && columns
                 .iter()
                 .all(|c| staging_type(c.ty.as_deref()) == duckdb_type(c.ty.as_deref()));

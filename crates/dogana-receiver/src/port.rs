@@ -54,6 +54,23 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// Whether the staged columns can go straight into a new table of the published
+    /// `columns` ([`Backend::stage_create_whole`]): the same names in the same order, none
+    /// that the `columns` check refuses (empty, with NUL, equal but for letter case), which
+    /// no table could have; those are staged as usual, for the check to refuse them.
+    pub fn fits_whole(&self, columns: &[Column]) -> bool {
+        let mut folded: Vec<String> = columns.iter().map(|c| c.name.to_lowercase()).collect();
+        folded.sort_unstable();
+        folded.dedup();
+        !columns.is_empty()
+            && folded.len() == columns.len()
+            && columns
+                .iter()
+                .all(|c| !c.name.is_empty() && !c.name.contains('\0'))
+            && columns.len() == self.loaded.len()
+            && columns.iter().zip(&self.loaded).all(|(c, l)| &c.name == l)
+    }
+
     /// The staged column holding `name`, if the file has it.
     pub fn column_of(&self, name: &str) -> Option<usize> {
         self.loaded.iter().position(|c| c == name)

@@ -22,6 +22,29 @@ pub fn quote_ident(name: &str) -> String {
     s
 }
 
+/// The rows of a whole-table staging table (`main.{table}` of the published `columns`) as
+/// the TEMP staging names its columns, `c0…` in order: what the SQL reading staged rows
+/// selects from when [`Backend::stage_create_whole`](crate::Backend::stage_create_whole)
+/// staged them whole.
+///
+/// ```
+/// use dogana_receiver::{sql::whole_staged_rows, Column};
+/// let id = Column { name: "id".into(), ty: Some("int".into()), key: true };
+/// assert_eq!(whole_staged_rows(&[id], "w"), r#"(SELECT "id" AS c0 FROM main."w")"#);
+/// ```
+pub fn whole_staged_rows(columns: &[crate::Column], table: &str) -> String {
+    let cols: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{} AS c{i}", quote_ident(&c.name)))
+        .collect();
+    format!(
+        "(SELECT {} FROM main.{})",
+        cols.join(", "),
+        quote_ident(table)
+    )
+}
+
 /// A comma-separated list of quoted identifiers, each prefixed.
 ///
 /// ```

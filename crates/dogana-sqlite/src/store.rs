@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dogana::{Contract, FromWire, Ledger, LedgerRows, Outcome, Receipt, Wire};
-use dogana_receiver::sql::{ident_list, keys_outside_query, quote_ident, row_value};
+use dogana_receiver::sql::{
+    ident_list, keys_outside_query, quote_ident, row_value, whole_staged_rows,
+};
 use dogana_receiver::{
     Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Row, Staged,
     Step, StoreError, Txn,
@@ -678,19 +680,7 @@ impl Sqlite {
         self.create_whole(table, None)?;
         Ok(match self.whole.get(table) {
             None => staging(table).0,
-            Some(w) => {
-                let cols: Vec<String> = w
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| format!("{} AS c{i}", quote_ident(&c.name)))
-                    .collect();
-                format!(
-                    "(SELECT {} FROM main.{})",
-                    cols.join(", "),
-                    quote_ident(&w.name)
-                )
-            }
+            Some(w) => whole_staged_rows(&w.columns, &w.name),
         })
     }
 
@@ -1249,23 +1239,7 @@ impl Backend for Sqlite {
         layout: &Layout,
         columns: &[Column],
     ) -> Result<bool, StoreError> {
-        // names the columns check refuses (empty, NUL, equal but for letter case) are no
-        // table's: staged as usual, for the check to refuse them
-        let mut folded: Vec<String> = columns.iter().map(|c| c.name.to_lowercase()).collect();
-        folded.sort_unstable();
-        folded.dedup();
-        let fits = self.write
-            && self.txn.is_some()
-            && !columns.is_empty()
-            && folded.len() == columns.len()
-            && columns
-                .iter()
-                .all(|c| !c.name.is_empty() && !c.name.contains('\0'))
-            && columns.len() == layout.loaded.len()
-            && columns
-                .iter()
-                .zip(&layout.loaded)
-                .all(|(c, l)| &c.name == l);
+        let fits = self.write && self.txn.is_some() && layout.fits_whole(columns);
         if !fits {
             self.stage_create(table, layout)?;
             return Ok(false);
