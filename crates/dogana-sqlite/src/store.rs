@@ -579,9 +579,7 @@ impl Sqlite {
     /// Drops the [`Sqlite::leftovers`] and their lock files; inside a write transaction.
     fn drop_leftovers(&mut self) -> Result<(), StoreError> {
         for name in self.leftovers()? {
-            self.conn
-                .execute_batch(&format!("DROP TABLE IF EXISTS main.{}", quote_ident(&name)))
-                .sql()?;
+            drop_main_table(&self.conn, &name).sql()?;
             if let Some((_, token)) = name.rsplit_once("__") {
                 let _ = std::fs::remove_file(lease_path(&self.path, token));
             }
@@ -902,15 +900,17 @@ impl Drop for Sqlite {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
         for w in self.whole.values() {
-            let _ = self.conn.execute_batch(&format!(
-                "DROP TABLE IF EXISTS main.{}",
-                quote_ident(&w.name)
-            ));
+            let _ = drop_main_table(&self.conn, &w.name);
         }
         if let Some(l) = &self.lease {
             let _ = std::fs::remove_file(&l.path);
         }
     }
+}
+
+/// Drops the table `name` of the main database, if it exists (a whole-table staging).
+fn drop_main_table(conn: &Connection, name: &str) -> rusqlite::Result<()> {
+    conn.execute_batch(&format!("DROP TABLE IF EXISTS main.{}", quote_ident(name)))
 }
 
 /// A datum as SQLite binds it: dates and datetimes as the protocol's text.
@@ -1214,12 +1214,7 @@ impl Backend for Sqlite {
             .sql()?;
         if let Some(w) = self.whole.remove(table) {
             // gone already when the commit renamed it in place of the published table
-            self.conn
-                .execute_batch(&format!(
-                    "DROP TABLE IF EXISTS main.{}",
-                    quote_ident(&w.name)
-                ))
-                .sql()?;
+            drop_main_table(&self.conn, &w.name).sql()?;
             if self.whole.is_empty() {
                 self.cache(self.options.cache_mib)?;
             }
@@ -1258,12 +1253,7 @@ impl Backend for Sqlite {
         self.drop_leftovers()?;
         if let Some(w) = self.whole.remove(table) {
             // a staging of this handle that no stage_clear ended
-            self.conn
-                .execute_batch(&format!(
-                    "DROP TABLE IF EXISTS main.{}",
-                    quote_ident(&w.name)
-                ))
-                .sql()?;
+            drop_main_table(&self.conn, &w.name).sql()?;
         }
         let token = self.lease()?;
         // the staging appends (in key or arrival order): every page is written once, and a
