@@ -6,8 +6,9 @@
 //!   file's columns except the deleted column, which is never published (PLAN-14). Bound
 //!   columns take the contract's type (`int` INTEGER, `float` REAL, `str`, `date` and
 //!   `datetime` TEXT, see [`sql_type`]); the others TEXT, or the type a
-//!   [`DeliverOptions::column_type`] gives. Key columns are NOT NULL, and the window column
-//!   has an index `dogana_window__<table>` (see [`StoreOptions::window_index`]). A full read
+//!   [`DeliverOptions::column_type`] gives. Key columns are NOT NULL; the first window
+//!   replacement gives the window column an index `dogana_window__<table>` unless one already
+//!   leads with it (see [`StoreOptions::window_index`]), and it lasts until a full read. A full read
 //!   (complete, whole table) publishes a new table: when its key is one `int` column whose
 //!   values arrived ascending, that column is the `INTEGER PRIMARY KEY` (the rowid, rows in
 //!   key order); otherwise rows are kept in arrival order (rowid) and the key has a UNIQUE

@@ -315,7 +315,7 @@ impl Default for StoreOptions {
 
 impl StoreOptions {
     /// The defaults: a 60 s busy timeout, `synchronous = FULL`, a 128 MiB page cache, an
-    /// index on the window column.
+    /// index on the window column built when a window first needs it.
     pub fn new() -> StoreOptions {
         StoreOptions::default()
     }
@@ -345,8 +345,15 @@ impl StoreOptions {
         self
     }
 
-    /// Whether a published table gets an index on its window column (default true), which
-    /// `replace_window` deletes and the `keys_elsewhere` check use. Without it they scan.
+    /// Whether a window replacement may build an index on the published table's window
+    /// column (default true), which it deletes by: the first one after a full read builds
+    /// it, unless an index already leads with that column. Without it the deletion scans.
+    ///
+    /// ```
+    /// use dogana_sqlite::StoreOptions;
+    /// let options = StoreOptions::new().window_index(false); // every window deletion scans
+    /// # let _ = options;
+    /// ```
     pub fn window_index(mut self, yes: bool) -> StoreOptions {
         self.window_index = yes;
         self
@@ -857,39 +864,61 @@ impl Sqlite {
         ))
     }
 
-    /// The published table's indexes, as (name, DDL): a UNIQUE index on the key, which
-    /// upserts, tombstones and the keys_elsewhere check use, and an index on the window
-    /// column, which replace_window uses (unless [`StoreOptions::window_index`] is off).
-    /// Without the key's when `rowid_key` (the key is the rowid).
-    fn indexes(&self, contract: &Contract, rowid_key: bool) -> Vec<(String, String)> {
-        let table = contract.table();
-        let mut v = Vec::new();
+    /// The UNIQUE index on the published table's key, as (name, DDL), which upserts,
+    /// tombstones and the keys_elsewhere check use; none when the table is keyless or the key
+    /// is the rowid (`rowid_key`).
+    fn key_index(&self, contract: &Contract, rowid_key: bool) -> Option<(String, String)> {
         let key = contract.key();
-        if !key.is_empty() && !rowid_key {
-            let name = quote_ident(&format!("dogana_key__{table}"));
-            v.push((
-                name.clone(),
-                format!(
-                    "CREATE UNIQUE INDEX IF NOT EXISTS main.{name} ON {} ({})",
-                    quote_ident(table),
-                    ident_list(key.iter().map(String::as_str), "")
-                ),
-            ));
+        if key.is_empty() || rowid_key {
+            return None;
         }
-        if let (Some(w), true) = (contract.window_column(), self.options.window_index) {
-            if key.first().map(String::as_str) != Some(w) {
-                let name = quote_ident(&format!("dogana_window__{table}"));
-                v.push((
-                    name.clone(),
-                    format!(
-                        "CREATE INDEX IF NOT EXISTS main.{name} ON {} ({})",
-                        quote_ident(table),
-                        quote_ident(w)
-                    ),
-                ));
-            }
+        let table = contract.table();
+        let name = quote_ident(&format!("dogana_key__{table}"));
+        let ddl = format!(
+            "CREATE UNIQUE INDEX IF NOT EXISTS main.{name} ON {} ({})",
+            quote_ident(table),
+            ident_list(key.iter().map(String::as_str), "")
+        );
+        Some((name, ddl))
+    }
+
+    /// The name of the index dogana builds on a published table's window column.
+    fn window_index_name(table: &str) -> String {
+        quote_ident(&format!("dogana_window__{table}"))
+    }
+
+    /// Makes sure the window `column` of the published `table` leads an index before a
+    /// window's rows are deleted by it (see docs/decisions.md, "SQLite builds the window index
+    /// when a window first needs it"): an index of the user's or the rowid serves as well;
+    /// else `dogana_window__<table>` is built, with the small sort cache, in the delivery's
+    /// transaction. Nothing is built when [`StoreOptions::window_index`] is off.
+    fn ensure_window_index(&self, table: &str, column: &str) -> Result<(), StoreError> {
+        if !self.options.window_index {
+            return Ok(());
         }
-        v
+        let led: bool = self
+            .conn
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM pragma_index_list(?1, 'main') l
+                   JOIN pragma_index_info(l.name, 'main') i ON i.seqno = 0 WHERE i.name = ?2)
+                 OR EXISTS (SELECT 1 FROM pragma_table_info(?1, 'main')
+                   WHERE name = ?2 AND pk = 1 AND upper(type) = 'INTEGER'
+                   AND (SELECT count(*) FROM pragma_table_info(?1, 'main') WHERE pk > 0) = 1)",
+            )
+            .and_then(|mut s| s.query_row(params![table, column], |r| r.get(0)))
+            .sql()?;
+        if led {
+            return Ok(());
+        }
+        self.cache(self.options.cache_mib.min(SORT_MIB))?;
+        let built = self.conn.execute_batch(&format!(
+            "CREATE INDEX main.{} ON {} ({})",
+            Sqlite::window_index_name(table),
+            quote_ident(table),
+            quote_ident(column)
+        ));
+        self.cache(self.options.cache_mib)?;
+        built.sql()
     }
 }
 
@@ -1378,8 +1407,11 @@ impl Backend for Sqlite {
                 .sql(),
             // a bulk load appends rows in file order, then builds each index with one sort:
             // several times faster than keeping them up to date row by row
+            // the window index goes too, and is built again when a window needs it
             Step::BeginBulk(contract) => {
-                for (name, _) in self.indexes(contract, false) {
+                let key = self.key_index(contract, false).map(|(name, _)| name);
+                let window = Sqlite::window_index_name(contract.table());
+                for name in key.iter().chain([&window]) {
                     self.conn
                         .execute_batch(&format!("DROP INDEX IF EXISTS main.{name}"))
                         .sql()?;
@@ -1391,11 +1423,11 @@ impl Backend for Sqlite {
                 // SQLite's sorter sizes each in-memory run by the page cache, and keeps one
                 // per sorting thread and one filling: a smaller cache while the indexes are
                 // built bounds their memory (a few more runs to merge cost little)
+                let Some((_, ddl)) = self.key_index(contract, rowid) else {
+                    return Ok(());
+                };
                 self.cache(self.options.cache_mib.min(SORT_MIB))?;
-                let built = self
-                    .indexes(contract, rowid)
-                    .iter()
-                    .try_for_each(|(_, ddl)| self.conn.execute_batch(ddl));
+                let built = self.conn.execute_batch(&ddl);
                 self.cache(self.options.cache_mib)?;
                 built.sql()
             }
@@ -1405,6 +1437,7 @@ impl Backend for Sqlite {
                 .map(drop)
                 .sql(),
             Step::DeleteWindow(column, window) => {
+                self.ensure_window_index(table, column)?;
                 let lo = datum_sql(&Datum::of_value(&window.low, true));
                 let hi = datum_sql(&Datum::of_value(&window.high, true));
                 self.conn

@@ -472,7 +472,11 @@ fn a_full_read_of_ascending_keys_is_published_with_the_key_as_rowid() {
     let table = ddl(&store, "orders").unwrap();
     assert!(table.contains("\"id\" INTEGER PRIMARY KEY"), "{table}");
     assert_eq!(ddl(&store, "dogana_key__orders"), None, "no key index");
-    assert!(ddl(&store, "dogana_window__orders").is_some());
+    assert_eq!(
+        ddl(&store, "dogana_window__orders"),
+        None,
+        "the window index waits for a window"
+    );
     assert!(staged_tables(&store).is_empty());
     assert_eq!(ids(&mut store), vec![1, 2, 3]);
     // rule: PLAN-05, PLAN-06 — later changes work on the rowid layout
@@ -518,6 +522,7 @@ fn a_full_read_of_ascending_keys_is_published_with_the_key_as_rowid() {
         r.receipt.failures().collect::<Vec<_>>()
     );
     assert_eq!(ids(&mut store), vec![2, 4, 9]);
+    assert!(ddl(&store, "dogana_window__orders").is_some());
     assert!(store.verify("orders").unwrap().ok());
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -695,5 +700,111 @@ fn a_view_on_the_published_table_survives_a_full_read() {
         .unwrap();
     assert_eq!(n, 2);
     assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A one-day window delivery of `orders` replacing 2026-10-01, as a file in `d`.
+fn window_of_first_day(d: &std::path::Path, at: &str) -> (PathBuf, dogana::Manifest) {
+    let text = orders_csv(&[(4, "2026-10-01", "2026-10-01T11:00:00Z", "4.00", false)]);
+    let file = d.join("w.csv");
+    std::fs::write(&file, &text).unwrap();
+    let m = orders()
+        .manifest("window", ts(at))
+        .window(Window::new(date("2026-10-01"), date("2026-10-01")))
+        .rows(1)
+        .content_hash(sha(&text))
+        .build()
+        .unwrap();
+    (file, m)
+}
+
+/// The names of the indexes on the published `orders` table.
+fn indexes_of_orders(store: &Store) -> Vec<String> {
+    let conn = store.backend().connection();
+    let mut stmt = conn
+        .prepare("SELECT name FROM pragma_index_list('orders', 'main') ORDER BY name")
+        .unwrap();
+    let names = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    names
+}
+
+#[test]
+fn the_window_index_is_built_by_the_first_window_and_dropped_by_a_full_read() {
+    // rule: PLAN-04 — a window replacement deletes by the window column, through an index
+    let d = dir("window-index");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .receipt
+        .accepted());
+    assert_eq!(indexes_of_orders(&store), Vec::<String>::new());
+    let (file, m) = window_of_first_day(&d, "2026-10-11T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .receipt
+        .accepted());
+    assert_eq!(indexes_of_orders(&store), vec!["dogana_window__orders"]);
+    assert_eq!(ids(&mut store), vec![2, 3, 4]);
+    // rule: PLAN-03 — a full read publishes a new table, without it until a window comes
+    let (file, m) = full(&d, "g.csv", &base(), "2026-10-12T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .receipt
+        .accepted());
+    assert_eq!(indexes_of_orders(&store), Vec::<String>::new());
+    assert!(store.verify("orders").unwrap().ok());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn an_index_of_the_users_on_the_window_column_serves_and_none_is_built_when_told() {
+    // rule: PLAN-04 — the window's rows found through the user's own index
+    let d = dir("window-index-user");
+    let mut store = Store::open(d.join("s.db")).unwrap();
+    let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .receipt
+        .accepted());
+    store
+        .backend()
+        .connection()
+        .execute_batch("CREATE INDEX mine ON orders (order_date, amount)")
+        .unwrap();
+    let (file, m) = window_of_first_day(&d, "2026-10-11T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .receipt
+        .accepted());
+    assert_eq!(indexes_of_orders(&store), vec!["mine"]);
+    drop(store);
+    // rule: PLAN-04 — and with window_index(false), the deletion scans and nothing is built
+    let d = dir("window-index-off");
+    let options = dogana_sqlite::StoreOptions::new().window_index(false);
+    let mut store = Store::open_with(d.join("s.db"), options).unwrap();
+    let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .receipt
+        .accepted());
+    let (file, m) = window_of_first_day(&d, "2026-10-11T06:00:00Z");
+    assert!(store
+        .deliver(&file, &orders(), &m, now(), None)
+        .unwrap()
+        .receipt
+        .accepted());
+    assert_eq!(indexes_of_orders(&store), Vec::<String>::new());
+    assert_eq!(ids(&mut store), vec![2, 3, 4]);
     let _ = std::fs::remove_dir_all(&d);
 }
