@@ -17,7 +17,8 @@
 //! memory (VmHWM). `import` runs `sqlite3` with `.import`. `compare` runs both in alternating
 //! rounds (three unless told: import, deliver, import, deliver, …), each in a child process
 //! measured by `/usr/bin/time -v`, and prints each round's time and size ratios and the
-//! median time ratio.
+//! median time ratio. With `BENCH_THEN_WINDOW` set, `deliver` then delivers a one-row window
+//! of the file's first date twice and prints each time: the first builds the window index.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -157,6 +158,41 @@ fn deliver(path: &str, db: &str, window_index: bool) -> Result<(), Box<dyn std::
         peak_rss_mib()
     );
     println!("SECONDS={}", total.as_secs_f64());
+    if std::env::var_os("BENCH_THEN_WINDOW").is_some() {
+        // the first window after the full read: one new row for the file's first date, which
+        // replaces that day's rows (and builds the window index, docs/decisions.md)
+        let first_date = std::io::BufRead::lines(std::io::BufReader::new(File::open(path)?))
+            .nth(1)
+            .ok_or("an empty file")??
+            .split(',')
+            .nth(1)
+            .ok_or("a row without order_date")?
+            .to_owned();
+        let file = format!("{db}.window.csv");
+        let text = format!(
+            "id,order_date,updated_at,amount,customer,deleted\n{},{first_date},2026-10-26T07:00:00Z,1.00,customer_new,false\n",
+            n.0 + 1
+        );
+        std::fs::write(&file, &text)?;
+        let day: dogana::Date = first_date.parse()?;
+        let at: Timestamp = "2026-10-26T07:00:00Z".parse()?;
+        for round in 1..=2 {
+            let started = Instant::now();
+            let at = Timestamp::from_micros(at.as_micros() + round).ok_or("a time")?;
+            let manifest = c
+                .manifest("last30", at)
+                .window(dogana::Window::new(day, day))
+                .rows(1)
+                .build()?;
+            let delivery = store.deliver_with(&file, &c, &manifest, at, Some("bench"), &options)?;
+            assert!(delivery.receipt.accepted(), "{:?}", delivery.receipt);
+            println!(
+                "window {round} after the full read ({first_date}): {:.2} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        let _ = std::fs::remove_file(&file);
+    }
     Ok(())
 }
 
