@@ -434,16 +434,32 @@ fn ddl(store: &Store, name: &str) -> Option<String> {
 
 /// The whole-table staging tables in the store's main database.
 fn staged_tables(store: &Store) -> Vec<String> {
+    names(
+        store,
+        "SELECT name FROM main.sqlite_master WHERE name LIKE 'dogana\\_whole\\_\\_%' ESCAPE '\\'",
+    )
+}
+
+/// The first column of every row `sql` selects from the store's database.
+fn names(store: &Store, sql: &str) -> Vec<String> {
     let conn = store.backend().connection();
-    let mut stmt = conn
-        .prepare("SELECT name FROM main.sqlite_master WHERE name LIKE 'dogana\\_whole\\_\\_%' ESCAPE '\\'")
-        .unwrap();
+    let mut stmt = conn.prepare(sql).unwrap();
     let names = stmt
         .query_map([], |r| r.get::<_, String>(0))
         .unwrap()
         .collect::<Result<Vec<_>, _>>()
         .unwrap();
     names
+}
+
+/// Delivers `file` as `m` of `orders`, which must be accepted.
+fn accept(store: &mut Store, file: &std::path::Path, m: &dogana::Manifest) {
+    let r = store.deliver(file, &orders(), m, now(), None).unwrap();
+    assert!(
+        r.receipt.accepted(),
+        "{:?}",
+        r.receipt.failures().collect::<Vec<_>>()
+    );
 }
 
 fn ids(store: &mut Store) -> Vec<i64> {
@@ -720,16 +736,10 @@ fn window_of_first_day(d: &std::path::Path, at: &str) -> (PathBuf, dogana::Manif
 
 /// The names of the indexes on the published `orders` table.
 fn indexes_of_orders(store: &Store) -> Vec<String> {
-    let conn = store.backend().connection();
-    let mut stmt = conn
-        .prepare("SELECT name FROM pragma_index_list('orders', 'main') ORDER BY name")
-        .unwrap();
-    let names = stmt
-        .query_map([], |r| r.get::<_, String>(0))
-        .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
-    names
+    names(
+        store,
+        "SELECT name FROM pragma_index_list('orders', 'main') ORDER BY name",
+    )
 }
 
 #[test]
@@ -738,27 +748,15 @@ fn the_window_index_is_built_by_the_first_window_and_dropped_by_a_full_read() {
     let d = dir("window-index");
     let mut store = Store::open(d.join("s.db")).unwrap();
     let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
-    assert!(store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap()
-        .receipt
-        .accepted());
+    accept(&mut store, &file, &m);
     assert_eq!(indexes_of_orders(&store), Vec::<String>::new());
     let (file, m) = window_of_first_day(&d, "2026-10-11T06:00:00Z");
-    assert!(store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap()
-        .receipt
-        .accepted());
+    accept(&mut store, &file, &m);
     assert_eq!(indexes_of_orders(&store), vec!["dogana_window__orders"]);
     assert_eq!(ids(&mut store), vec![2, 3, 4]);
     // rule: PLAN-03 — a full read publishes a new table, without it until a window comes
     let (file, m) = full(&d, "g.csv", &base(), "2026-10-12T06:00:00Z");
-    assert!(store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap()
-        .receipt
-        .accepted());
+    accept(&mut store, &file, &m);
     assert_eq!(indexes_of_orders(&store), Vec::<String>::new());
     assert!(store.verify("orders").unwrap().ok());
     let _ = std::fs::remove_dir_all(&d);
@@ -770,22 +768,14 @@ fn an_index_of_the_users_on_the_window_column_serves_and_none_is_built_when_told
     let d = dir("window-index-user");
     let mut store = Store::open(d.join("s.db")).unwrap();
     let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
-    assert!(store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap()
-        .receipt
-        .accepted());
+    accept(&mut store, &file, &m);
     store
         .backend()
         .connection()
         .execute_batch("CREATE INDEX mine ON orders (order_date, amount)")
         .unwrap();
     let (file, m) = window_of_first_day(&d, "2026-10-11T06:00:00Z");
-    assert!(store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap()
-        .receipt
-        .accepted());
+    accept(&mut store, &file, &m);
     assert_eq!(indexes_of_orders(&store), vec!["mine"]);
     drop(store);
     // rule: PLAN-04 — and with window_index(false), the deletion scans and nothing is built
@@ -793,17 +783,9 @@ fn an_index_of_the_users_on_the_window_column_serves_and_none_is_built_when_told
     let options = dogana_sqlite::StoreOptions::new().window_index(false);
     let mut store = Store::open_with(d.join("s.db"), options).unwrap();
     let (file, m) = full(&d, "f.csv", &base(), "2026-10-10T06:00:00Z");
-    assert!(store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap()
-        .receipt
-        .accepted());
+    accept(&mut store, &file, &m);
     let (file, m) = window_of_first_day(&d, "2026-10-11T06:00:00Z");
-    assert!(store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap()
-        .receipt
-        .accepted());
+    accept(&mut store, &file, &m);
     assert_eq!(indexes_of_orders(&store), Vec::<String>::new());
     assert_eq!(ids(&mut store), vec![2, 3, 4]);
     let _ = std::fs::remove_dir_all(&d);
