@@ -723,12 +723,10 @@ impl Sqlite {
 
     /// Sets the main database's page cache, in MiB.
     fn cache(&self, mib: u32) -> Result<(), StoreError> {
-        self.conn
-            .execute_batch(&format!(
-                "PRAGMA main.cache_size = -{}",
-                u64::from(mib) * 1024
-            ))
-            .sql()
+        self.run_cached(&format!(
+            "PRAGMA main.cache_size = -{}",
+            u64::from(mib) * 1024
+        ))
     }
 
     /// The published table's columns with their declared types, in order.
