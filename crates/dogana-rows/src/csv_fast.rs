@@ -186,7 +186,9 @@ pub(crate) struct Records<R> {
     eof: bool,
     started: bool,
     delimiter: u8,
-    core: CoreReader,
+    /// csv-core's reader, built at the first record that needs it (building its DFA costs a
+    /// file of a few plain rows more than reading them)
+    core: Option<CoreReader>,
     slow: Vec<u8>,
     slow_ends: Vec<usize>,
     /// whether the current record's fields are in `slow`
@@ -228,7 +230,7 @@ impl<R: Read> Records<R> {
             eof: false,
             started: false,
             delimiter,
-            core: ReaderBuilder::new().delimiter(delimiter).build(),
+            core: None,
             slow: vec![0; 1024],
             slow_ends: vec![0; 64],
             in_slow: false,
@@ -376,9 +378,13 @@ impl<R: Read> Records<R> {
         self.line = self.next_line;
         let mut quotes = QuoteTracker::default();
         let mut ended = false;
+        if self.core.is_none() {
+            self.core = Some(ReaderBuilder::new().delimiter(self.delimiter).build());
+        }
         loop {
             let input = &self.buf[self.pos..self.end];
-            let (res, nin, nout, nend) = self.core.read_record(
+            let core = self.core.as_mut().expect("built above");
+            let (res, nin, nout, nend) = core.read_record(
                 input,
                 &mut self.slow[nout_all..],
                 &mut self.slow_ends[nend_all..],
