@@ -2,7 +2,8 @@
 //! checks them (dogana-rows), never the published table (RECV-06).
 //!
 //! Parsing and checking run on a second thread (and hashing on a third, in dogana-rows),
-//! while the calling thread, which owns the backend's connection, stages the rows in batches.
+//! while the calling thread, which owns the backend's connection, stages the rows in batches;
+//! a file of at most [`SMALL_FILE`] bytes is read whole on the calling thread, then staged.
 
 use std::fs::File;
 use std::path::Path;
