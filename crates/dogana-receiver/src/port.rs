@@ -208,7 +208,8 @@ pub trait Backend {
         }
         Ok(())
     }
-    /// Removes the staging area of `table`, if any.
+    /// Removes the staging area of `table`, if any; or empties it, for a backend that keeps
+    /// it for the next delivery (SQLite's TEMP tables).
     fn stage_clear(&mut self, table: &str) -> Result<(), StoreError>;
     /// How many published rows lie outside the window with a key staged for `table`, and the
     /// first one's key values followed by its window value.

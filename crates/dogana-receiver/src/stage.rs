@@ -2,7 +2,8 @@
 //! checks them (dogana-rows), never the published table (RECV-06).
 //!
 //! Parsing and checking run on a second thread (and hashing on a third, in dogana-rows),
-//! while the calling thread, which owns the backend's connection, stages the rows in batches.
+//! while the calling thread, which owns the backend's connection, stages the rows in batches;
+//! a file of at most [`SMALL_FILE`] bytes is read whole on the calling thread, then staged.
 
 use std::fs::File;
 use std::path::Path;
@@ -204,10 +205,111 @@ impl Plan {
 /// (a few MiB of batches).
 const QUEUED: usize = 32;
 
+/// A file of at most this many bytes is read on the calling thread, in one pass without the
+/// hashing thread, and staged once it is read: a second and third thread cost such a file
+/// more than they save (issue 16). The report is the same either way (dogana-rows'
+/// `tests/paths.rs`).
+pub(crate) const SMALL_FILE: u64 = 64 << 10;
+
 enum Msg {
     Columns(Vec<String>),
     Rows(Batch),
 }
+
+/// The row callback's state: what the rows are staged as, the batch being filled and the
+/// receiver-typed values that do not parse.
+struct Rows<'j> {
+    job: &'j Job,
+    text_times: bool,
+    plan: Option<Plan>,
+    batch: Batch,
+    bad: Failures,
+}
+
+impl<'j> Rows<'j> {
+    fn new(job: &'j Job, text_times: bool) -> Rows<'j> {
+        Rows {
+            job,
+            text_times,
+            plan: None,
+            batch: Batch::default(),
+            bad: Failures::default(),
+        }
+    }
+
+    /// One checked row into the batch; `send` gets the columns first, then each full batch.
+    fn row(
+        &mut self,
+        row: &dogana_rows::Row<'_>,
+        send: &mut impl FnMut(Msg) -> Result<(), &'static str>,
+    ) -> Result<(), &'static str> {
+        let text_times = self.text_times;
+        if self.plan.is_none() {
+            self.plan = Some(Plan::new(self.job, row.columns()));
+            send(Msg::Columns(row.columns().to_vec()))?;
+        }
+        let p = self.plan.as_ref().expect("set above");
+        let (batch, bad) = (&mut self.batch, &mut self.bad);
+        batch.start_row(row.is_tombstone());
+        if row.is_tombstone() {
+            for at in &p.keys_at {
+                let cell = at.and_then(|i| row.cell(i)).unwrap_or(Cell::Null);
+                batch.push(&cell, text_times);
+            }
+        } else {
+            for (s, &i) in p.loaded_at.iter().enumerate() {
+                let cell = row.cell(i).unwrap_or(Cell::Null);
+                if let Some(d) = p.decimals[s] {
+                    // rule: CHECK-18 — a decimal within its precision and scale
+                    if let Err(why) = d.check_cell(&cell) {
+                        bad.count += 1;
+                        if bad.first.is_none() {
+                            bad.first = Some(format!(
+                                "line {}, column {}: {why}",
+                                row.line(),
+                                p.layout.loaded[s]
+                            ));
+                        }
+                    }
+                }
+                match p.typed[s] {
+                    None => batch.push(&cell, text_times),
+                    Some(ty) => match coerce(cell, ty) {
+                        Ok(c) => batch.push(&c, text_times),
+                        Err(why) => {
+                            bad.count += 1;
+                            if bad.first.is_none() {
+                                bad.first = Some(format!(
+                                    "line {}, column {}: {why}",
+                                    row.line(),
+                                    p.layout.loaded[s]
+                                ));
+                            }
+                            // the delivery is refused: what is staged is never published
+                            batch.push(&Cell::Null, text_times);
+                        }
+                    },
+                }
+            }
+        }
+        if batch.len() >= BATCH_ROWS {
+            let next = batch.empty_like();
+            send(Msg::Rows(std::mem::replace(batch, next)))?;
+        }
+        Ok(())
+    }
+
+    /// Sends the last batch, and answers the failures.
+    fn finish(self, send: &mut impl FnMut(Msg) -> Result<(), &'static str>) -> Failures {
+        if !self.batch.is_empty() {
+            let _ = send(Msg::Rows(self.batch));
+        }
+        self.bad
+    }
+}
+
+/// What the reading left: the report (or why it stopped) and the failures.
+type Read = (Result<RowReport, dogana_rows::RowsError>, Failures);
 
 /// Reads the delivery once: checks every row (dogana-rows), hashes the bytes, and stages the
 /// rows. Call inside a transaction.
@@ -217,158 +319,138 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
     let format = job.format()?;
     let file = File::open(&job.file)?;
     let options = job.options.rows_options();
+    if file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() <= SMALL_FILE)
+    {
+        // a small file: read whole, then staged, on this thread
+        let mut msgs = Vec::new();
+        let mut send = |m: Msg| {
+            msgs.push(m);
+            Ok(())
+        };
+        let mut rows = Rows::new(job, B::TEXT_TIMES);
+        let result = check_rows_with(
+            file,
+            format,
+            &job.contract,
+            &job.manifest,
+            &options.hash_in_thread(false),
+            |row| rows.row(row, &mut send),
+        );
+        let bad = rows.finish(&mut send);
+        return staged_from(backend, job, format, msgs.into_iter(), || Ok((result, bad)));
+    }
     let (tx, rx) = std::sync::mpsc::sync_channel::<Msg>(QUEUED);
     std::thread::scope(|scope| -> Result<Staged, StoreError> {
         let parser = scope.spawn(move || {
-            let mut bad = Failures::default();
-            let mut plan: Option<Plan> = None;
-            let mut batch = Batch::default();
+            let mut send = |m: Msg| tx.send(m).map_err(|_| "staging stopped");
+            let mut rows = Rows::new(job, B::TEXT_TIMES);
             let result = check_rows_with(
                 file,
                 format,
                 &job.contract,
                 &job.manifest,
                 &options,
-                |row| -> Result<(), &'static str> {
-                    if plan.is_none() {
-                        plan = Some(Plan::new(job, row.columns()));
-                        tx.send(Msg::Columns(row.columns().to_vec()))
-                            .map_err(|_| "staging stopped")?;
-                    }
-                    let p = plan.as_ref().expect("set above");
-                    batch.start_row(row.is_tombstone());
-                    if row.is_tombstone() {
-                        for at in &p.keys_at {
-                            let cell = at.and_then(|i| row.cell(i)).unwrap_or(Cell::Null);
-                            batch.push(&cell, B::TEXT_TIMES);
-                        }
-                    } else {
-                        for (s, &i) in p.loaded_at.iter().enumerate() {
-                            let cell = row.cell(i).unwrap_or(Cell::Null);
-                            if let Some(d) = p.decimals[s] {
-                                // rule: CHECK-18 — a decimal within its precision and scale
-                                if let Err(why) = d.check_cell(&cell) {
-                                    bad.count += 1;
-                                    if bad.first.is_none() {
-                                        bad.first = Some(format!(
-                                            "line {}, column {}: {why}",
-                                            row.line(),
-                                            p.layout.loaded[s]
-                                        ));
-                                    }
-                                }
-                            }
-                            match p.typed[s] {
-                                None => batch.push(&cell, B::TEXT_TIMES),
-                                Some(ty) => match coerce(cell, ty) {
-                                    Ok(c) => batch.push(&c, B::TEXT_TIMES),
-                                    Err(why) => {
-                                        bad.count += 1;
-                                        if bad.first.is_none() {
-                                            bad.first = Some(format!(
-                                                "line {}, column {}: {why}",
-                                                row.line(),
-                                                p.layout.loaded[s]
-                                            ));
-                                        }
-                                        // the delivery is refused: what is staged is never published
-                                        batch.push(&Cell::Null, B::TEXT_TIMES);
-                                    }
-                                },
-                            }
-                        }
-                    }
-                    if batch.len() >= BATCH_ROWS {
-                        let next = batch.empty_like();
-                        tx.send(Msg::Rows(std::mem::replace(&mut batch, next)))
-                            .map_err(|_| "staging stopped")?;
-                    }
-                    Ok(())
-                },
+                |row| rows.row(row, &mut send),
             );
-            if !batch.is_empty() {
-                let _ = tx.send(Msg::Rows(batch));
-            }
+            let bad = rows.finish(&mut send);
             (result, bad)
         });
-        let mut layout: Option<Layout> = None;
-        let mut whole = false;
-        let mut failure: Option<StoreError> = None;
-        let mut msgs = rx.into_iter();
-        // the parser sends the columns first, then only batches
-        match msgs.next() {
-            Some(Msg::Columns(columns)) => {
-                let l = Plan::new(job, &columns).layout;
-                let step = create_area(backend, job, &l).and_then(|w| {
-                    whole = w;
-                    let batches = msgs.map_while(|m| match m {
-                        Msg::Rows(batch) => Some(batch),
-                        Msg::Columns(_) => None,
-                    });
-                    // dropped on a failure: that stops the parser
-                    backend.stage_batches(table, &l, Box::new(batches))
-                });
-                layout = Some(l);
-                if let Err(e) = step {
-                    failure = Some(e);
-                }
-            }
-            // nothing read, or (never) rows before their columns: stops the parser
-            _ => drop(msgs),
-        }
-        let (result, bad) = parser.join().map_err(|_| {
-            StoreError::Io(std::io::Error::other(
-                "the thread reading the delivery panicked",
-            ))
-        })?;
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        let report = result?;
-        let layout = match layout {
-            Some(l) => l,
-            None => {
-                // no row was staged: the staging area exists all the same, empty
-                let l = Plan::new(job, &report.columns).layout;
-                whole = create_area(backend, job, &l)?;
-                l
-            }
-        };
-        // a column the receiver types that the file lacks would check nothing: the receiver's
-        // configuration is wrong (NDJSON: a key no line has is a column of nulls)
-        if format != Format::Ndjson {
-            let absent: Vec<&str> = job
-                .options
-                .column_types
-                .keys()
-                .filter(|c| !report.columns.contains(c))
-                .map(String::as_str)
-                .collect();
-            if !absent.is_empty() {
-                return Err(StoreError::ColumnTypes(format!(
-                    "a column type is given for {}, which the file does not have (its columns: {}); drop the --column-type or fix its NAME",
-                    absent
-                        .iter()
-                        .map(|c| dogana::quoted(c, dogana::SHOWN))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    report
-                        .columns
-                        .iter()
-                        .take(20)
-                        .map(|c| dogana::quoted(c, dogana::SHOWN))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            }
-        }
-        let values = values_check(job, &layout.loaded, &bad);
-        Ok(Staged {
-            report,
-            layout,
-            values,
-            whole,
+        staged_from(backend, job, format, rx.into_iter(), || {
+            parser.join().map_err(|_| {
+                StoreError::Io(std::io::Error::other(
+                    "the thread reading the delivery panicked",
+                ))
+            })
         })
+    })
+}
+
+/// Stages what the reading sends (the columns first, then only batches) as it comes, then
+/// takes the reading's end from `read` (after the messages end or are dropped, which stops
+/// a reading thread) and makes the staged delivery.
+fn staged_from<B: Backend>(
+    backend: &mut B,
+    job: &Job,
+    format: Format,
+    msgs: impl Iterator<Item = Msg> + Send + 'static,
+    read: impl FnOnce() -> Result<Read, StoreError>,
+) -> Result<Staged, StoreError> {
+    let table = job.contract.table();
+    let mut layout: Option<Layout> = None;
+    let mut whole = false;
+    let mut failure: Option<StoreError> = None;
+    let mut msgs = msgs;
+    // the reading sends the columns first, then only batches
+    match msgs.next() {
+        Some(Msg::Columns(columns)) => {
+            let l = Plan::new(job, &columns).layout;
+            let step = create_area(backend, job, &l).and_then(|w| {
+                whole = w;
+                let batches = msgs.map_while(|m| match m {
+                    Msg::Rows(batch) => Some(batch),
+                    Msg::Columns(_) => None,
+                });
+                // dropped on a failure: that stops the reading thread
+                backend.stage_batches(table, &l, Box::new(batches))
+            });
+            layout = Some(l);
+            if let Err(e) = step {
+                failure = Some(e);
+            }
+        }
+        // nothing read, or (never) rows before their columns: stops the reading thread
+        _ => drop(msgs),
+    }
+    let (result, bad) = read()?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let report = result?;
+    let layout = match layout {
+        Some(l) => l,
+        None => {
+            // no row was staged: the staging area exists all the same, empty
+            let l = Plan::new(job, &report.columns).layout;
+            whole = create_area(backend, job, &l)?;
+            l
+        }
+    };
+    // a column the receiver types that the file lacks would check nothing: the receiver's
+    // configuration is wrong (NDJSON: a key no line has is a column of nulls)
+    if format != Format::Ndjson {
+        let absent: Vec<&str> = job
+            .options
+            .column_types
+            .keys()
+            .filter(|c| !report.columns.contains(c))
+            .map(String::as_str)
+            .collect();
+        if !absent.is_empty() {
+            return Err(StoreError::ColumnTypes(format!(
+                "a column type is given for {}, which the file does not have (its columns: {}); drop the --column-type or fix its NAME",
+                absent
+                    .iter()
+                    .map(|c| dogana::quoted(c, dogana::SHOWN))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                report
+                    .columns
+                    .iter()
+                    .take(20)
+                    .map(|c| dogana::quoted(c, dogana::SHOWN))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    let values = values_check(job, &layout.loaded, &bad);
+    Ok(Staged {
+        report,
+        layout,
+        values,
+        whole,
     })
 }
 

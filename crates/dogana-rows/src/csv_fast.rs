@@ -176,13 +176,19 @@ fn split_long(line: &[u8], delimiter: u8, ranges: &mut Vec<(usize, usize)>) -> (
 /// Reads CSV records from `input`.
 pub(crate) struct Records<R> {
     input: R,
+    /// From [`FIRST_BUFFER`] bytes, doubled while reads fill it, up to [`FULL_BUFFER`] (and
+    /// beyond only for one record longer than that).
     buf: Vec<u8>,
+    /// Whether the last read filled the buffer's free space (more input is likely).
+    filled: bool,
     pos: usize,
     end: usize,
     eof: bool,
     started: bool,
     delimiter: u8,
-    core: CoreReader,
+    /// csv-core's reader, built at the first record that needs it (building its DFA costs a
+    /// file of a few plain rows more than reading them)
+    core: Option<CoreReader>,
     slow: Vec<u8>,
     slow_ends: Vec<usize>,
     /// whether the current record's fields are in `slow`
@@ -206,17 +212,25 @@ pub(crate) struct Records<R> {
     unterminated: Option<u64>,
 }
 
+/// The reading buffer of [`Records`] at first: a small file is read without zeroing the
+/// full buffer (issue 16: a delivery of a few rows).
+const FIRST_BUFFER: usize = 64 << 10;
+
+/// The reading buffer of [`Records`] once reads fill it.
+const FULL_BUFFER: usize = 2 * BUFFER_SIZE;
+
 impl<R: Read> Records<R> {
     pub(crate) fn new(input: R, delimiter: u8) -> Records<R> {
         Records {
             input,
-            buf: vec![0; 2 * BUFFER_SIZE],
+            buf: vec![0; FIRST_BUFFER],
+            filled: false,
             pos: 0,
             end: 0,
             eof: false,
             started: false,
             delimiter,
-            core: ReaderBuilder::new().delimiter(delimiter).build(),
+            core: None,
             slow: vec![0; 1024],
             slow_ends: vec![0; 64],
             in_slow: false,
@@ -270,8 +284,12 @@ impl<R: Read> Records<R> {
         if self.end == self.buf.len() {
             // one record longer than the buffer
             self.buf.resize(self.buf.len() * 2, 0);
+        } else if self.filled && self.buf.len() < FULL_BUFFER {
+            // a large input: large reads
+            self.buf.resize((self.buf.len() * 2).min(FULL_BUFFER), 0);
         }
         loop {
+            let room = self.buf.len() - self.end;
             match self.input.read(&mut self.buf[self.end..]) {
                 Ok(0) => {
                     self.eof = true;
@@ -279,6 +297,7 @@ impl<R: Read> Records<R> {
                 }
                 Ok(n) => {
                     self.end += n;
+                    self.filled = n == room;
                     return Ok(true);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -359,9 +378,13 @@ impl<R: Read> Records<R> {
         self.line = self.next_line;
         let mut quotes = QuoteTracker::default();
         let mut ended = false;
+        if self.core.is_none() {
+            self.core = Some(ReaderBuilder::new().delimiter(self.delimiter).build());
+        }
         loop {
             let input = &self.buf[self.pos..self.end];
-            let (res, nin, nout, nend) = self.core.read_record(
+            let core = self.core.as_mut().expect("built above");
+            let (res, nin, nout, nend) = core.read_record(
                 input,
                 &mut self.slow[nout_all..],
                 &mut self.slow_ends[nend_all..],

@@ -80,8 +80,13 @@ impl<R: Read> HashingReader<R> {
     /// Reads whatever the consumer left unread, so that the hash covers every byte of the
     /// input, and returns how many bytes that was.
     pub fn drain(&mut self) -> io::Result<u64> {
-        let mut buf = vec![0u8; BUFFER_SIZE];
         let before = self.bytes;
+        // mostly nothing is left: the large buffer only when something is
+        let mut first = [0u8; 4096];
+        if self.read(&mut first)? == 0 {
+            return Ok(0);
+        }
+        let mut buf = vec![0u8; BUFFER_SIZE];
         while self.read(&mut buf)? > 0 {}
         Ok(self.bytes - before)
     }

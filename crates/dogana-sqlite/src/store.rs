@@ -53,6 +53,11 @@ fn insert_rows(
     Ok(rows.len().saturating_sub(inserted))
 }
 
+/// The statements a connection keeps prepared: a delivery runs about twenty (rusqlite keeps
+/// 16 by default, and a delivery would then prepare most of them again), a few more per
+/// table and staging layout.
+const STATEMENTS: usize = 64;
+
 /// Numbers the write handles of this process, for their tokens.
 static HANDLE_SEQ: AtomicU64 = AtomicU64::new(1);
 
@@ -377,6 +382,22 @@ pub struct Sqlite {
     whole: HashMap<String, Whole>,
     /// This handle's lease, once it staged a whole table.
     lease: Option<Lease>,
+    /// The TEMP staging tables this connection holds, by published table: made once per
+    /// layout and emptied between deliveries, since DDL costs a delivery of a few rows more
+    /// than its rows do (and expires the cached statements). Forgotten on a rollback, which
+    /// may have undone their creation.
+    temp: HashMap<String, TempStaging>,
+}
+
+/// A pair of TEMP staging tables ([`staging`]) this connection holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TempStaging {
+    /// The live rows' columns `c0…`.
+    rows: usize,
+    /// The tombstones' key columns `k0…`.
+    keys: usize,
+    /// Whether a row may have been staged since they were last emptied.
+    dirty: bool,
 }
 
 fn sqlite(e: rusqlite::Error) -> StoreError {
@@ -425,6 +446,7 @@ impl Open for Sqlite {
             )
             .sql()?;
             conn.busy_timeout(options.busy_timeout).sql()?;
+            conn.set_prepared_statement_cache_capacity(STATEMENTS);
             match store_objects(&conn) {
                 Ok(4) => {}
                 Ok(_) => {
@@ -451,6 +473,7 @@ impl Open for Sqlite {
                 txn: None,
                 whole: HashMap::new(),
                 lease: None,
+                temp: HashMap::new(),
             })
         }
     }
@@ -461,6 +484,7 @@ impl Sqlite {
         let shown = path.display().to_string();
         let conn = Connection::open(path).sql()?;
         conn.busy_timeout(options.busy_timeout).sql()?;
+        conn.set_prepared_statement_cache_capacity(STATEMENTS);
         match store_objects(&conn) {
             Ok(_) => {}
             Err(rusqlite::Error::SqliteFailure(e, _))
@@ -528,6 +552,7 @@ impl Sqlite {
             txn: None,
             whole: HashMap::new(),
             lease: None,
+            temp: HashMap::new(),
         };
         // what a killed process staged is dropped by the next writer: here when the lock is
         // free (a writer busy for longer leaves it to the next whole-table staging)
@@ -705,12 +730,10 @@ impl Sqlite {
 
     /// Sets the main database's page cache, in MiB.
     fn cache(&self, mib: u32) -> Result<(), StoreError> {
-        self.conn
-            .execute_batch(&format!(
-                "PRAGMA main.cache_size = -{}",
-                u64::from(mib) * 1024
-            ))
-            .sql()
+        self.run_cached(&format!(
+            "PRAGMA main.cache_size = -{}",
+            u64::from(mib) * 1024
+        ))
     }
 
     /// The published table's columns with their declared types, in order.
@@ -804,6 +827,36 @@ impl Sqlite {
         }
         if refused > 0 && w.spoiled.is_none() {
             w.spoiled = Some(format!("{refused} rows with a repeated or null key"));
+        }
+        Ok(())
+    }
+
+    /// Runs one statement without parameters, prepared once per connection (a delivery's
+    /// statements differ by table and layout only).
+    fn run_cached(&self, sql: &str) -> Result<(), StoreError> {
+        self.cached(sql).sql()
+    }
+
+    /// [`Sqlite::run_cached`], SQLite's error as it is.
+    fn cached(&self, sql: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.execute([]))
+            .map(drop)
+    }
+
+    /// Empties the TEMP staging tables of `table` that this handle holds (a `DELETE` without
+    /// a `WHERE`: SQLite frees their pages as a `DROP` would, without touching the schema).
+    fn empty_temp(&mut self, table: &str) -> Result<(), StoreError> {
+        if !self.temp.get(table).is_some_and(|t| t.dirty) {
+            return Ok(());
+        }
+        let (srows, stombs) = staging(table);
+        for name in [srows, stombs] {
+            self.run_cached(&format!("DELETE FROM {name}"))?;
+        }
+        if let Some(t) = self.temp.get_mut(table) {
+            t.dirty = false;
         }
         Ok(())
     }
@@ -998,7 +1051,7 @@ impl Backend for Sqlite {
             }
             Txn::Write => "BEGIN IMMEDIATE",
         };
-        self.conn.execute_batch(sql).map_err(|e| match e {
+        self.cached(sql).map_err(|e| match e {
             rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DatabaseBusy => {
                 StoreError::Locked {
                     store: self.path.display().to_string(),
@@ -1015,7 +1068,7 @@ impl Backend for Sqlite {
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
-        self.conn.execute_batch("COMMIT").sql()?;
+        self.run_cached("COMMIT")?;
         self.txn = None;
         Ok(())
     }
@@ -1023,6 +1076,7 @@ impl Backend for Sqlite {
     fn rollback(&mut self) {
         let _ = self.conn.execute_batch("ROLLBACK");
         self.txn = None;
+        self.temp.clear();
     }
 
     fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
@@ -1170,10 +1224,18 @@ impl Backend for Sqlite {
     }
 
     fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+        let want = TempStaging {
+            rows: layout.loaded.len(),
+            keys: layout.key.len(),
+            dirty: false,
+        };
+        if self.temp.get(table).map(|t| (t.rows, t.keys)) == Some((want.rows, want.keys)) {
+            return self.empty_temp(table);
+        }
         let (srows, stombs) = staging(table);
         // columns without a declared type: values keep the storage class they are bound with
-        let cols: Vec<String> = (0..layout.loaded.len()).map(|i| format!("c{i}")).collect();
-        let keys: Vec<String> = (0..layout.key.len()).map(|i| format!("k{i}")).collect();
+        let cols: Vec<String> = (0..want.rows).map(|i| format!("c{i}")).collect();
+        let keys: Vec<String> = (0..want.keys).map(|i| format!("k{i}")).collect();
         let or_none = |v: &[String], none: &str| {
             if v.is_empty() {
                 none.to_owned()
@@ -1181,8 +1243,9 @@ impl Backend for Sqlite {
                 v.join(", ")
             }
         };
-        // a decision that failed after a group's staging took the write lock may have left
-        // TEMP tables committed
+        // another layout's, or unknown to this handle: a decision that failed after a group's
+        // staging took the write lock may have left TEMP tables committed
+        self.temp.remove(table);
         self.conn
             .execute_batch(&format!(
                 "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};
@@ -1190,7 +1253,9 @@ impl Backend for Sqlite {
                 or_none(&cols, "c_none"),
                 or_none(&keys, "k_none")
             ))
-            .sql()
+            .sql()?;
+        self.temp.insert(table.to_owned(), want);
+        Ok(())
     }
 
     fn stage_batch(
@@ -1201,6 +1266,9 @@ impl Backend for Sqlite {
     ) -> Result<(), StoreError> {
         if self.whole.contains_key(table) {
             return self.stage_whole_batch(table, layout, batch);
+        }
+        if let Some(t) = self.temp.get_mut(table) {
+            t.dirty = true;
         }
         let (srows, stombs) = staging(table);
         let marks = |n: usize| vec!["?"; n.max(1)].join(", ");
@@ -1234,13 +1302,19 @@ impl Backend for Sqlite {
         Ok(())
     }
 
+    /// Empties the staging area of `table` (its TEMP tables kept for the next delivery when
+    /// this handle made them, else dropped), and drops a whole-table staging of it.
     fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
-        let (srows, stombs) = staging(table);
-        self.conn
-            .execute_batch(&format!(
-                "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};"
-            ))
-            .sql()?;
+        if self.temp.contains_key(table) {
+            self.empty_temp(table)?;
+        } else {
+            let (srows, stombs) = staging(table);
+            self.conn
+                .execute_batch(&format!(
+                    "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};"
+                ))
+                .sql()?;
+        }
         if let Some(w) = self.whole.remove(table) {
             // gone already when the commit renamed it in place of the published table
             drop_main_table(&self.conn, &w.name).sql()?;
@@ -1290,6 +1364,7 @@ impl Backend for Sqlite {
         self.cache(self.options.cache_mib.min(SORT_MIB))?;
         let (srows, stombs) = staging(table);
         let keys: Vec<String> = (0..layout.key.len()).map(|i| format!("k{i}")).collect();
+        self.temp.remove(table);
         self.conn
             .execute_batch(&format!(
                 "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};
@@ -1371,19 +1446,19 @@ impl Backend for Sqlite {
         let hi = datum_sql(&Datum::of_value(&q.window.high, true));
         let count: i64 = self
             .conn
-            .query_row(
-                &format!("SELECT count(*) FROM ({hits})"),
-                params![lo, hi],
-                |r| r.get(0),
-            )
+            .prepare_cached(&format!("SELECT count(*) FROM ({hits})"))
+            .and_then(|mut s| s.query_row(params![lo, hi], |r| r.get(0)))
             .sql()?;
         if count == 0 {
             return Ok((0, None));
         }
         let first: Vec<SqlValue> = self
             .conn
-            .query_row(&format!("{hits} LIMIT 1"), params![lo, hi], |r| {
-                (0..=q.key.len()).map(|i| r.get(i)).collect()
+            .prepare_cached(&format!("{hits} LIMIT 1"))
+            .and_then(|mut s| {
+                s.query_row(params![lo, hi], |r| {
+                    (0..=q.key.len()).map(|i| r.get(i)).collect()
+                })
             })
             .sql()?;
         Ok((
@@ -1431,11 +1506,7 @@ impl Backend for Sqlite {
                 self.cache(self.options.cache_mib)?;
                 built.sql()
             }
-            Step::DeleteAll => self
-                .conn
-                .execute(&format!("DELETE FROM main.{t}"), [])
-                .map(drop)
-                .sql(),
+            Step::DeleteAll => self.run_cached(&format!("DELETE FROM main.{t}")),
             Step::DeleteWindow(column, window) => {
                 self.ensure_window_index(table, column)?;
                 let lo = datum_sql(&Datum::of_value(&window.low, true));
@@ -1462,34 +1533,22 @@ impl Backend for Sqlite {
                         (at.iter().map(|i| format!("c{i}")).collect(), srows.as_str())
                     }
                 };
-                self.conn
-                    .execute(
-                        &format!(
-                            "DELETE FROM main.{t} WHERE {} IN (SELECT {} FROM {staging})",
-                            row_value(&published),
-                            source.join(", ")
-                        ),
-                        [],
-                    )
-                    .map(drop)
-                    .sql()
+                self.run_cached(&format!(
+                    "DELETE FROM main.{t} WHERE {} IN (SELECT {} FROM {staging})",
+                    row_value(&published),
+                    source.join(", ")
+                ))
             }
             Step::InsertStaged(layout) => {
                 if layout.loaded.is_empty() {
                     return Ok(());
                 }
                 let cols: Vec<String> = (0..layout.loaded.len()).map(|i| format!("c{i}")).collect();
-                self.conn
-                    .execute(
-                        &format!(
-                            "INSERT INTO main.{t} ({}) SELECT {} FROM {srows}",
-                            ident_list(layout.loaded.iter().map(String::as_str), ""),
-                            cols.join(", ")
-                        ),
-                        [],
-                    )
-                    .map(drop)
-                    .sql()
+                self.run_cached(&format!(
+                    "INSERT INTO main.{t} ({}) SELECT {} FROM {srows}",
+                    ident_list(layout.loaded.iter().map(String::as_str), ""),
+                    cols.join(", ")
+                ))
             }
         }
     }
