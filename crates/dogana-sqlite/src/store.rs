@@ -185,6 +185,32 @@ fn keeps_rows(conn: &Connection) -> rusqlite::Result<bool> {
     .map(|n| n == 1)
 }
 
+/// Runs `step` again while SQLite answers SQLITE_BUSY without waiting, for up to `timeout`.
+///
+/// SQLite's busy handler is not called where waiting could deadlock: several processes
+/// opening a new database at once, each holding a shared lock of its rollback journal and
+/// wanting the exclusive one that `PRAGMA journal_mode = WAL` needs, are answered "database
+/// is locked" at once (the concurrency suite's processes found it about once in 50 runs).
+/// Trying again after the others moved on is what the handler would have done.
+fn while_busy<T>(
+    timeout: Duration,
+    mut step: impl FnMut() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match step() {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy && started.elapsed() < timeout =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Writes the store's tables and views, converting the ledgers of a store made by an earlier
 /// version (a `dogana_ledgers` table of documents) to rows; inside the caller's write
 /// transaction. A document that does not read back stops the conversion, naming its table.
@@ -485,7 +511,7 @@ impl Sqlite {
         let conn = Connection::open(path).sql()?;
         conn.busy_timeout(options.busy_timeout).sql()?;
         conn.set_prepared_statement_cache_capacity(STATEMENTS);
-        match store_objects(&conn) {
+        match while_busy(options.busy_timeout, || store_objects(&conn)) {
             Ok(_) => {}
             Err(rusqlite::Error::SqliteFailure(e, _))
                 if e.code == rusqlite::ErrorCode::NotADatabase =>
@@ -503,9 +529,10 @@ impl Sqlite {
         }
         // WAL: readers see one committed state while a writer works, and a commit is one
         // append to the log, atomic after a crash (RECV-09, RECV-13).
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .sql()?;
+        let mode: String = while_busy(options.busy_timeout, || {
+            conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        })
+        .sql()?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::Corrupt(format!(
                 "{shown} cannot use WAL mode (journal_mode is {mode})"
@@ -1684,5 +1711,43 @@ impl Backend for Sqlite {
                 .sql()?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy() -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".into()),
+        )
+    }
+
+    #[test]
+    fn a_step_answered_busy_is_tried_again_until_the_timeout() {
+        // not a protocol rule: what lets the concurrency suite's processes open a new store at once
+        let mut tries = 0;
+        let done = while_busy(Duration::from_secs(5), || {
+            tries += 1;
+            if tries < 3 {
+                Err(busy())
+            } else {
+                Ok(tries)
+            }
+        });
+        assert_eq!(done.unwrap(), 3);
+        let started = std::time::Instant::now();
+        let gave_up = while_busy(Duration::from_millis(30), || Err::<(), _>(busy()));
+        assert!(matches!(
+            gave_up,
+            Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::DatabaseBusy
+        ));
+        assert!(started.elapsed() >= Duration::from_millis(30));
+        let other = while_busy(Duration::from_secs(5), || {
+            Err::<(), _>(rusqlite::Error::InvalidQuery)
+        });
+        assert!(matches!(other, Err(rusqlite::Error::InvalidQuery)));
     }
 }
