@@ -307,3 +307,73 @@ fn a_receipt_remembers_only_the_ledger_it_was_decided_on() {
     let e = other.follow(&receipt).unwrap_err();
     assert_eq!(e.0.field, "ledger_identity");
 }
+
+/// A date-windowed contract for long histories.
+fn daily() -> Contract {
+    Contract::builder("orders", ["id"])
+        .shape("full", Shape::full())
+        .shape("win", Shape::window())
+        .window_column("d")
+        .column("id", LogicalType::Int)
+        .column("d", LogicalType::Date)
+        .build()
+        .unwrap()
+}
+
+/// A delivery of a long history: a window of `len` days from day `first`, or a full read.
+#[derive(Debug, Clone)]
+enum Long {
+    Window { first: i64, len: i64 },
+    Full,
+}
+
+fn long_step() -> impl Strategy<Value = Long> {
+    prop_oneof![
+        40 => (0i64..600, 1i64..6).prop_map(|(first, len)| Long::Window { first, len }),
+        1 => Just(Long::Full),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    // rule: LEDGER-15 — the identity of a ledger of hundreds of regions, many runs of its
+    // identity bytes shared with the ledger before and the changed ones rewritten, is the
+    // SHA-256 of a fresh serialisation after every delivery
+    // rule: WIRE-18 — the identity form's bytes, whatever was shared
+    #[test]
+    fn identities_of_long_ledgers_equal_a_fresh_serialisation(
+        built in 100usize..400,
+        steps in prop::collection::vec(long_step(), 1..40),
+    ) {
+        let c = daily();
+        let day0 = Date::from_ymd(2024, 1, 1).unwrap();
+        let day = |k: i64| day0.checked_add_days(k).unwrap();
+        let t0 = "2026-01-01T00:00:00Z".parse::<Timestamp>().unwrap();
+        let at = |k: usize| Timestamp::from_micros(t0.as_micros() + k as i64 * 1_000_000).unwrap();
+        // every other day a window of its own: `built` regions apart, then the random steps
+        // over them, in the middle (splits, merges) as at the ends
+        let mut ledger = Ledger::new(c.clone());
+        for k in 0..built {
+            let m = c.manifest("win", at(k)).window(Window::new(day(2 * k as i64), day(2 * k as i64))).rows(1).build().unwrap();
+            ledger = ledger.apply(&m).unwrap();
+        }
+        prop_assert_eq!(ledger.identity(), fresh_identity(&ledger));
+        for (i, s) in steps.iter().enumerate() {
+            let t = at(built + i);
+            let m = match s {
+                Long::Window { first, len } => c.manifest("win", t).window(Window::new(day(*first), day(first + len - 1))),
+                Long::Full => c.manifest("full", t),
+            };
+            let m = m.rows(1).build().unwrap();
+            let receipt = Gate::evaluate(&ledger, &m, &[], m.produced_at(), None, &[]);
+            prop_assert!(receipt.accepted(), "{:?}", receipt.failures().collect::<Vec<_>>());
+            let next = ledger.follow(&receipt).unwrap();
+            prop_assert_eq!(receipt.ledger_identity(), fresh_identity(&next));
+            prop_assert_eq!(next.identity_json(), fresh_jcs(&next));
+            // the ledger before keeps its own bytes
+            prop_assert_eq!(ledger.identity_json(), fresh_jcs(&ledger));
+            ledger = next;
+        }
+    }
+}
