@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use dogana::Wire;
 use dogana_receiver::conformance::{copy_dir, Damage, Harness};
 use dogana_receiver::sql::quote_ident;
 
@@ -140,11 +139,11 @@ impl Harness for Postgres {
                 .map_err(e)?;
             }
             Damage::Ledger(ledger) => {
-                conn.execute(
-                    &format!("UPDATE {s}.dogana_ledgers SET document = $1 WHERE table_name = $2"),
-                    &[&ledger.to_json(), &table],
-                )
-                .map_err(e)?;
+                // the region rows and the head, identity included, in one transaction
+                let mut txn = conn.transaction().map_err(e)?;
+                crate::backend::write_whole_ledger(&mut txn, &s, table, &ledger)
+                    .map_err(|e| e.to_string())?;
+                txn.commit().map_err(e)?;
             }
             Damage::DeleteReceipt(seq) => {
                 conn.execute(
