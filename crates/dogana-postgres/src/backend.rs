@@ -227,7 +227,8 @@ fn key_index(table: &str) -> String {
     format!("dogana_key__{}", tag(table))
 }
 
-/// The store's own tables, index and views in schema `s` (quoted), in the order they are made.
+/// The store's own tables, index and views in schema `s` (quoted), in the order they are made,
+/// but for the view `dogana_ledgers` ([`ledgers_view_sql`], made after them).
 ///
 /// A ledger is kept region by region (`dogana_ledger_regions`, keyed by
 /// [`dogana::LedgerRows`]' order-preserving keys, which BYTEA compares bytewise) with its head,
@@ -253,16 +254,6 @@ fn schema_sql(s: &str) -> Vec<String> {
                 region     TEXT NOT NULL,
                 PRIMARY KEY (table_name, low)
             )"
-        ),
-        // string_agg's ORDER BY is part of the aggregate (unlike SQLite's group_concat over an
-        // ordered subquery): the regions in key order, comma-separated, as LedgerRows::document
-        format!(
-            "CREATE OR REPLACE VIEW {s}.dogana_ledgers AS
-SELECT h.table_name,
-       h.head || coalesce((SELECT string_agg(r.region, ',' ORDER BY r.low)
-                           FROM {s}.dogana_ledger_regions r
-                           WHERE r.table_name = h.table_name), '') || h.tail AS document
-FROM {s}.dogana_ledger_heads h"
         ),
         format!(
             "CREATE TABLE IF NOT EXISTS {s}.dogana_receipts (
@@ -304,6 +295,20 @@ SELECT r.table_name,
 FROM {s}.dogana_ledger_regions r JOIN {s}.dogana_ledger_heads h ON h.table_name = r.table_name"
         ),
     ]
+}
+
+/// The view `dogana_ledgers(table_name, document)` of schema `s` (quoted) over the region rows.
+fn ledgers_view_sql(s: &str) -> String {
+    // string_agg's ORDER BY is part of the aggregate (unlike SQLite's group_concat over an
+    // ordered subquery): the regions in key order, comma-separated, as LedgerRows::document
+    format!(
+        "CREATE OR REPLACE VIEW {s}.dogana_ledgers AS
+SELECT h.table_name,
+       h.head || coalesce((SELECT string_agg(r.region, ',' ORDER BY r.low)
+                           FROM {s}.dogana_ledger_regions r
+                           WHERE r.table_name = h.table_name), '') || h.tail AS document
+FROM {s}.dogana_ledger_heads h"
+    )
 }
 
 /// Stores a ledger of `table` as the stored one changed by `rows` (see
@@ -635,9 +640,16 @@ impl Postgres {
                 .iter()
                 .map(|r| (r.get(0), r.get(1)))
                 .collect();
-            let dropped = self.client.batch_execute(&format!(
-                "DROP VIEW IF EXISTS {s}.dogana_regions; DROP TABLE {s}.dogana_ledgers"
-            ));
+        }
+        // dogana_regions is replaced in place (the same columns, now over the region rows),
+        // so that views of the user's over it live on
+        for sql in schema_sql(&s) {
+            self.client.batch_execute(&sql).pg()?;
+        }
+        if earlier {
+            let dropped = self
+                .client
+                .batch_execute(&format!("DROP TABLE {s}.dogana_ledgers"));
             if let Err(e) = dropped {
                 if e.code() == Some(&SqlState::DEPENDENT_OBJECTS_STILL_EXIST) {
                     return Err(StoreError::Corrupt(format!(
@@ -650,9 +662,7 @@ impl Postgres {
                 return Err(pg(e));
             }
         }
-        for sql in schema_sql(&s) {
-            self.client.batch_execute(&sql).pg()?;
-        }
+        self.client.batch_execute(&ledgers_view_sql(&s)).pg()?;
         for (table, document) in documents {
             let ledger = Ledger::from_json(&document).map_err(|e| {
                 StoreError::Corrupt(format!(

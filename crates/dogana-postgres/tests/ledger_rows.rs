@@ -330,7 +330,7 @@ fn an_unreadable_document_stops_the_conversion_and_changes_nothing() {
 }
 
 #[test]
-fn a_view_of_the_users_over_the_earlier_table_stops_the_conversion() {
+fn a_view_of_the_users_over_the_earlier_table_stops_the_conversion_one_over_the_regions_lives_on() {
     // rule: LOADER-10 — what users built on dogana_ledgers is never dropped behind their back
     let d = dir("dependent");
     let (mut store, schema) = create(&d);
@@ -338,9 +338,13 @@ fn a_view_of_the_users_over_the_earlier_table_stops_the_conversion() {
     let ledger = store.ledger("orders").unwrap().unwrap();
     drop(store);
     to_earlier_layout(&schema);
+    // a view over dogana_regions lives on (the view is replaced in place); one over the
+    // table dogana_ledgers, which becomes a view, stops the conversion
     admin()
         .batch_execute(&format!(
-            "CREATE VIEW {schema}.my_ledgers AS SELECT table_name FROM {schema}.dogana_ledgers"
+            "CREATE VIEW {schema}.my_regions AS SELECT table_name, region_index, low
+             FROM {schema}.dogana_regions;
+             CREATE VIEW {schema}.my_ledgers AS SELECT table_name FROM {schema}.dogana_ledgers"
         ))
         .unwrap();
     let e = connect(&schema, true).unwrap_err();
@@ -354,7 +358,13 @@ fn a_view_of_the_users_over_the_earlier_table_stops_the_conversion() {
         .batch_execute(&format!("DROP VIEW {schema}.my_ledgers"))
         .unwrap();
     let mut store = connect(&schema, true).unwrap();
+    assert_eq!(kind(&schema, "dogana_ledgers").as_deref(), Some("v"));
     assert_eq!(store.ledger("orders").unwrap().unwrap(), ledger);
+    let mine: i64 = admin()
+        .query_one(&format!("SELECT count(*) FROM {schema}.my_regions"), &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(mine as usize, ledger.region_count());
 }
 
 #[test]
