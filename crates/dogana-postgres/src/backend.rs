@@ -582,6 +582,26 @@ impl Postgres {
     /// one transaction under the schema's lock, decided again under it (another writer may
     /// have made or converted the store meanwhile).
     fn create_schema(&mut self) -> Result<(), StoreError> {
+        if self.schema_made()? {
+            return Ok(());
+        }
+        self.begin(Txn::Write, &[])?;
+        // decided again under the lock: a writer that made the store meanwhile may be
+        // delivering already, reading the views that `CREATE OR REPLACE VIEW` would lock
+        match self
+            .schema_made()
+            .and_then(|made| if made { Ok(()) } else { self.make_schema() })
+        {
+            Ok(()) => self.commit(),
+            Err(e) => {
+                self.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    /// Whether the schema holds every table and view of this version's layout.
+    fn schema_made(&mut self) -> Result<bool, StoreError> {
         let k = self.kinds(&[
             "dogana_ledger_heads",
             "dogana_ledger_regions",
@@ -590,7 +610,7 @@ impl Postgres {
             "dogana_ledgers",
             "dogana_regions",
         ])?;
-        let made = [
+        Ok([
             "dogana_ledger_heads",
             "dogana_ledger_regions",
             "dogana_receipts",
@@ -600,18 +620,7 @@ impl Postgres {
         .all(|t| is_table(k.get(*t)))
             && ["dogana_ledgers", "dogana_regions"]
                 .iter()
-                .all(|v| k.get(*v) == Some(&VIEW));
-        if made {
-            return Ok(());
-        }
-        self.begin(Txn::Write, &[])?;
-        match self.make_schema() {
-            Ok(()) => self.commit(),
-            Err(e) => {
-                self.rollback();
-                Err(e)
-            }
-        }
+                .all(|v| k.get(*v) == Some(&VIEW)))
     }
 
     /// [`Postgres::create_schema`]'s work, inside its transaction.
