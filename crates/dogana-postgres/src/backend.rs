@@ -112,7 +112,9 @@ fn chain(e: &postgres::Error) -> String {
     s.replace(['\n', '\r'], " ")
 }
 
-fn one_line(e: &postgres::Error) -> String {
+/// The error in one line: the server's message, code, detail and hint, or the client's error
+/// and its sources, saying so when the connection is lost.
+pub(crate) fn one_line(e: &postgres::Error) -> String {
     let text = match e.as_db_error() {
         Some(db) => {
             let mut s = format!("{} ({})", db.message(), db.code().code());
