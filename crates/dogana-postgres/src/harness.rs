@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use dogana::Wire;
 use dogana_receiver::conformance::{copy_dir, Damage, Harness};
 use dogana_receiver::sql::quote_ident;
 
+use crate::backend::one_line;
 use crate::{Postgres, PostgresOptions};
 
 /// The variable naming the test server.
@@ -54,7 +54,12 @@ fn settle(client: &mut postgres::Client, schema: &str) -> Result<(), String> {
                    AND classid::bigint = (hashtext($1)::bigint & 4294967295)",
                 &[&schema],
             )
-            .map_err(|e| e.to_string())?
+            .map_err(|e| {
+                format!(
+                    "waiting for the writers of schema {schema}: {}",
+                    one_line(&e)
+                )
+            })?
             .get(0);
         if n == 0 {
             return Ok(());
@@ -89,7 +94,7 @@ impl Harness for Postgres {
                 "SELECT pg_advisory_lock(hashtext($1), hashtext('dogana_harness_create'))",
                 &[&schema],
             )
-            .map_err(|e| format!("locking schema {schema}: {e}"))?;
+            .map_err(|e| format!("locking schema {schema}: {}", one_line(&e)))?;
         if marker.exists() {
             settle(&mut client, &schema)?;
         } else {
@@ -98,7 +103,7 @@ impl Harness for Postgres {
                 .batch_execute(&format!(
                     "DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}"
                 ))
-                .map_err(|e| format!("creating schema {schema}: {e}"))?;
+                .map_err(|e| format!("creating schema {schema}: {}", one_line(&e)))?;
             std::fs::write(&marker, &schema).map_err(|e| e.to_string())?;
         }
         drop(client);
@@ -140,11 +145,11 @@ impl Harness for Postgres {
                 .map_err(e)?;
             }
             Damage::Ledger(ledger) => {
-                conn.execute(
-                    &format!("UPDATE {s}.dogana_ledgers SET document = $1 WHERE table_name = $2"),
-                    &[&ledger.to_json(), &table],
-                )
-                .map_err(e)?;
+                // the region rows and the head, identity included, in one transaction
+                let mut txn = conn.transaction().map_err(e)?;
+                crate::backend::write_whole_ledger(&mut txn, &s, table, &ledger)
+                    .map_err(|e| e.to_string())?;
+                txn.commit().map_err(e)?;
             }
             Damage::DeleteReceipt(seq) => {
                 conn.execute(

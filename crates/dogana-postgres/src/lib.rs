@@ -8,8 +8,12 @@
 //!   BIGINT, `float` DOUBLE PRECISION (a NaN stays NaN, as the rows reader gives it), `bool`
 //!   BOOLEAN, `str` TEXT, `date` DATE, `datetime` TIMESTAMPTZ, `decimal(p,s)` NUMERIC(p,s);
 //!   untyped columns TEXT. Key columns are NOT NULL.
-//! - its **ledger**, `dogana_ledgers(table_name, document)` with the ledger's canonical JSON as
-//!   TEXT (LOADER-10; byte for byte, which jsonb would not keep), and the view
+//! - its **ledger**, the view `dogana_ledgers(table_name, document)` with the ledger's
+//!   canonical JSON as TEXT (LOADER-10; byte for byte, which jsonb would not keep), kept region
+//!   by region in `dogana_ledger_regions(table_name, low BYTEA, region)` with its head, tail,
+//!   publication id and identity in `dogana_ledger_heads`, so that a delivery writes only the
+//!   regions it changed (a store of the earlier layout, a `dogana_ledgers` table of documents,
+//!   is read as it is and converted when first opened for writing); and the view
 //!   **`dogana_regions`**, the reference's DuckDB view in jsonb and timestamptz (LOADER-11 to
 //!   LOADER-13).
 //! - every **receipt**, `dogana_receipts(table_name, seq, identity, manifest_identity,
@@ -52,6 +56,16 @@
 //!   time; a plain btree index `dogana_key__HASH` on the key columns makes the deletes by key
 //!   of upserts and tombstones index lookups. A whole-table load drops it first and builds it
 //!   once after. The window column has no index: a window delivery scans.
+//! - **A ledger is kept region by region** (issue 16): the document is O(regions) (24 MB at
+//!   100,000), and a delivery changes a few of them. `Ledger::region_rows_since` names the
+//!   rows a delivery changed; they are written in three statements (the head upserted, the
+//!   gone regions deleted with `= ANY`, the new and changed ones upserted from `unnest`). The
+//!   region keys are BYTEA, which compares bytewise, the keys' order, so the view's
+//!   `string_agg(region, ',' ORDER BY low)` is the document `Wire::to_json` writes. Reads
+//!   compare the stored identity with the ledgers the engine keeps before reading the document.
+//!   The earlier layout is converted in one transaction under the schema's lock, with the old
+//!   table locked against writers of earlier versions; a document that does not read back, or
+//!   an object of the user's depending on the old table, stops it and changes nothing.
 //! - **DELETE, never TRUNCATE**: TRUNCATE is not MVCC-safe, so a reader whose snapshot
 //!   predates it would see an empty table beside the old ledger.
 //! - **Names longer than 63 bytes are refused** (a table is [`StoreError::TableName`]; a
