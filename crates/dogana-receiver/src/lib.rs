@@ -63,6 +63,7 @@ pub mod crash;
 mod engine;
 mod error;
 mod ledger_cache;
+pub mod overhead;
 mod port;
 pub mod sql;
 mod stage;

@@ -1,0 +1,146 @@
+//! What a delivery costs outside its rows, against SHA-256 of the ledger it leaves (issue 16):
+//! the workload of every backend's `overhead_bench` example (bench/sqlite.md and
+//! bench/postgres.md, "Per delivery, outside the rows"), written once.
+//!
+//! [`run`]: a store whose `orders` ledger holds N disjoint one-day windows (N + 2 regions),
+//! then ROUNDS deliveries of a one-row window for the next day, each timed from
+//! `deliver_with` to its return (replay lookup, ledger load, staging the row, checks,
+//! `Gate::evaluate`, the write transaction re-reading the head, follow, save of ledger and
+//! receipt, COMMIT). Alternating with each delivery: SHA-256 of the canonical document of the
+//! ledger it leaves, the issue's reference.
+
+use std::path::Path;
+use std::time::Instant;
+
+use dogana::{Contract, Date, FromWire, Ledger, LogicalType, Shape, Timestamp, Window, Wire};
+
+use crate::{Backend, DeliverOptions, Store, Txn};
+
+/// The medians of a [`run`].
+#[derive(Debug, Clone, Copy)]
+pub struct Overhead {
+    /// Regions of the ledger the deliveries were decided on (N + 2).
+    pub regions: usize,
+    /// The ledger's canonical document, in bytes.
+    pub document_bytes: usize,
+    /// Median time of a delivery, in seconds.
+    pub delivery: f64,
+    /// Median time of the reference hash, in seconds.
+    pub hash: f64,
+    /// Median of the rounds' ratios of delivery to hash.
+    pub ratio: f64,
+    /// The least delivery time over the least hash time.
+    pub least_ratio: f64,
+}
+
+impl std::fmt::Display for Overhead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "regions {}: delivery {:.3} ms, SHA-256 of the ledger document {:.3} ms ({} bytes), ratio median {:.2}, least-time ratio {:.2}",
+            self.regions,
+            self.delivery * 1e3,
+            self.hash * 1e3,
+            self.document_bytes,
+            self.ratio,
+            self.least_ratio
+        )
+    }
+}
+
+fn contract() -> Contract {
+    Contract::builder("orders", ["id"])
+        .shape("daily", Shape::window())
+        .window_column("order_date")
+        .column("id", LogicalType::Int)
+        .column("order_date", LogicalType::Date)
+        .build()
+        .expect("a valid contract")
+}
+
+fn day(i: usize) -> Date {
+    Date::from_ymd(2000, 1, 1)
+        .expect("a date")
+        .checked_add_days(i as i64)
+        .expect("in the date domain")
+}
+
+fn at(i: usize) -> Timestamp {
+    let t0: Timestamp = "2026-01-01T00:00:00Z".parse().expect("a datetime");
+    Timestamp::from_micros(t0.as_micros() + i as i64 * 1_000_000).expect("in the domain")
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Runs the workload on `store` (new, empty), writing its one-row files in `dir`. Panics on
+/// any failure: it is a benchmark's body.
+pub fn run<B: Backend>(store: &mut Store<B>, n: usize, rounds: usize, dir: &Path) -> Overhead {
+    let c = contract();
+    let file = dir.join("one.csv");
+    let deliver = |store: &mut Store<B>, i: usize| {
+        std::fs::write(&file, format!("id,order_date\n{i},{}\n", day(i))).expect("writes");
+        let m = c
+            .manifest("daily", at(i))
+            .window(Window::new(day(i), day(i)))
+            .rows(1)
+            .build()
+            .expect("a manifest");
+        let d = store
+            .deliver_with(&file, &c, &m, at(i + 1), None, &DeliverOptions::new())
+            .expect("delivers");
+        assert!(d.receipt.accepted(), "{:?}", d.receipt);
+    };
+    // the table and its first receipt, then the ledger of n windows saved in its place
+    deliver(store, 0);
+    let mut ledger = Ledger::new(c.clone());
+    for i in 0..n {
+        let m = c
+            .manifest("daily", at(i))
+            .window(Window::new(day(i), day(i)))
+            .rows(1)
+            .build()
+            .expect("a manifest");
+        ledger = ledger.apply(&m).expect("disjoint later windows");
+    }
+    let b = store.backend_mut();
+    b.begin(Txn::Write, &["orders"]).expect("begins");
+    b.save_ledger("orders", &ledger.to_json()).expect("saves");
+    b.commit().expect("commits");
+    let (mut ratios, mut hashes, mut delivers) = (Vec::new(), Vec::new(), Vec::new());
+    for r in 0..=rounds {
+        let t = Instant::now();
+        deliver(store, n + r);
+        let delivered = t.elapsed().as_secs_f64();
+        // the reference: the document of the ledger this delivery left, hashed
+        let doc = {
+            let b = store.backend_mut();
+            b.begin(Txn::Read, &["orders"]).expect("begins");
+            let d = b.ledger("orders").expect("reads").expect("a ledger");
+            b.commit().expect("ends");
+            d
+        };
+        assert_eq!(Ledger::from_json(&doc).expect("parses").to_json(), doc);
+        let t = Instant::now();
+        let digest = dogana_rows::sha256_bytes(doc.as_bytes());
+        let hashed = t.elapsed().as_secs_f64();
+        std::hint::black_box(digest);
+        if r == 0 {
+            continue; // the first delivery reads the document saved behind the engine's back
+        }
+        ratios.push(delivered / hashed);
+        hashes.push(hashed);
+        delivers.push(delivered);
+    }
+    let least = |xs: &[f64]| xs.iter().copied().fold(f64::MAX, f64::min);
+    Overhead {
+        regions: n + 2,
+        document_bytes: ledger.to_json().len(),
+        delivery: median(delivers.clone()),
+        hash: median(hashes.clone()),
+        ratio: median(ratios),
+        least_ratio: least(&delivers) / least(&hashes),
+    }
+}
