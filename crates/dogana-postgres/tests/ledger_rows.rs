@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use dogana::{Ledger, Outcome, Window, Wire};
+use dogana::{Ledger, Outcome, Wire};
 use dogana_postgres::harness::test_url;
 use dogana_postgres::postgres::{Client, NoTls};
 use dogana_postgres::{Postgres, PostgresOptions, Store, StoreError};
-use dogana_receiver::conformance::{date, orders, orders_csv, ts, Harness, Order};
+use dogana_receiver::conformance::{deliver_window_of_day, now, orders, orders_csv, ts, Harness};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dogana-pg-rows-{name}-{}", std::process::id()));
@@ -40,39 +40,13 @@ fn admin() -> Client {
     Client::connect(&test_url().expect("the test server"), NoTls).expect("the test server")
 }
 
-/// The file and manifest of a one-day window `day` (2026-10-`day`) with one order of that
-/// id, produced at `hour`:`day`.
-fn day_delivery(d: &Path, day: u32, hour: u32) -> (PathBuf, dogana::Manifest) {
-    let when = format!("2026-10-{day:02}");
-    let updated = format!("{when}T10:00:00Z");
-    let file = d.join(format!("w{day}-{hour}.csv"));
-    let rows: Vec<Order<'_>> = vec![(i64::from(day), &when, &updated, "1.00", false)];
-    std::fs::write(&file, orders_csv(&rows)).unwrap();
-    let m = orders()
-        .manifest("window", ts(&format!("2026-10-26T{hour:02}:{day:02}:00Z")))
-        .window(Window::new(date(&when), date(&when)))
-        .rows(1)
-        .build()
-        .unwrap();
-    (file, m)
-}
-
-fn now() -> dogana::Timestamp {
-    ts("2026-11-01T00:00:00Z")
-}
-
-/// Delivers [`day_delivery`] of `day` at 06:`day`.
+/// Delivers [`window_of_day`] of `day` at 06:`day`.
 fn deliver_day(store: &mut Store, d: &Path, day: u32) -> Outcome {
-    let (file, m) = day_delivery(d, day, 6);
-    let delivery = store.deliver(&file, &orders(), &m, now(), None).unwrap();
-    delivery.receipt.outcome()
+    deliver_window_of_day(store, d, day, 6).unwrap()
 }
 
 fn deliver_day_err(store: &mut Store, d: &Path, day: u32) -> StoreError {
-    let (file, m) = day_delivery(d, day, 7);
-    store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap_err()
+    deliver_window_of_day(store, d, day, 7).unwrap_err()
 }
 
 /// `pg_class.relkind` of one of the schema's objects (`r` a table, `v` a view), if it exists.

@@ -525,6 +525,38 @@ pub fn events() -> Contract {
         .expect("a valid contract")
 }
 
+/// The file (in `d`) and manifest of a one-day `window` delivery of [`orders`] for
+/// 2026-10-`day`, one order of that id, produced at `hour`:`day` on 2026-10-26: the deliveries
+/// the backends' ledger-rows tests make a ledger of many regions with.
+pub fn window_of_day(d: &Path, day: u32, hour: u32) -> (PathBuf, Manifest) {
+    let when = format!("2026-10-{day:02}");
+    let updated = format!("{when}T10:00:00Z");
+    let file = d.join(format!("w{day}-{hour}.csv"));
+    let rows: Vec<Order<'_>> = vec![(i64::from(day), &when, &updated, "1.00", false)];
+    std::fs::write(&file, orders_csv(&rows)).expect("writes the file");
+    let m = orders()
+        .manifest("window", ts(&format!("2026-10-26T{hour:02}:{day:02}:00Z")))
+        .window(Window::new(date(&when), date(&when)))
+        .rows(1)
+        .build()
+        .expect("a valid manifest");
+    (file, m)
+}
+
+/// Delivers [`window_of_day`] of `day` at `hour` into `store`, at [`now`].
+pub fn deliver_window_of_day<B: Backend>(
+    store: &mut Store<B>,
+    d: &Path,
+    day: u32,
+    hour: u32,
+) -> Result<Outcome, StoreError> {
+    let (file, m) = window_of_day(d, day, hour);
+    Ok(store
+        .deliver(&file, &orders(), &m, now(), None)?
+        .receipt
+        .outcome())
+}
+
 /// One orders row: id, order_date, updated_at, amount, deleted.
 pub type Order<'a> = (i64, &'a str, &'a str, &'a str, bool);
 

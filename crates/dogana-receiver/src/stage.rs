@@ -37,6 +37,16 @@ struct Failures {
     first: Option<String>,
 }
 
+impl Failures {
+    /// Counts one value that does not parse, keeping its place if it is the first.
+    fn note(&mut self, line: impl std::fmt::Display, column: &str, why: impl std::fmt::Display) {
+        self.count += 1;
+        if self.first.is_none() {
+            self.first = Some(format!("line {line}, column {column}: {why}"));
+        }
+    }
+}
+
 /// A receiver-typed column: how its values are converted.
 fn coerce<'a>(cell: Cell<'a>, ty: LogicalType) -> Result<Cell<'a>, String> {
     match (cell, ty) {
@@ -262,14 +272,7 @@ impl<'j> Rows<'j> {
                 if let Some(d) = p.decimals[s] {
                     // rule: CHECK-18 — a decimal within its precision and scale
                     if let Err(why) = d.check_cell(&cell) {
-                        bad.count += 1;
-                        if bad.first.is_none() {
-                            bad.first = Some(format!(
-                                "line {}, column {}: {why}",
-                                row.line(),
-                                p.layout.loaded[s]
-                            ));
-                        }
+                        bad.note(row.line(), &p.layout.loaded[s], why);
                     }
                 }
                 match p.typed[s] {
@@ -277,14 +280,7 @@ impl<'j> Rows<'j> {
                     Some(ty) => match coerce(cell, ty) {
                         Ok(c) => batch.push(&c, text_times),
                         Err(why) => {
-                            bad.count += 1;
-                            if bad.first.is_none() {
-                                bad.first = Some(format!(
-                                    "line {}, column {}: {why}",
-                                    row.line(),
-                                    p.layout.loaded[s]
-                                ));
-                            }
+                            bad.note(row.line(), &p.layout.loaded[s], why);
                             // the delivery is refused: what is staged is never published
                             batch.push(&Cell::Null, text_times);
                         }

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use dogana::{Ledger, Outcome, Window, Wire};
-use dogana_receiver::conformance::{date, orders, orders_csv, ts, Order};
+use dogana::{Ledger, Outcome, Wire};
+use dogana_receiver::conformance::{deliver_window_of_day, orders};
 use dogana_sqlite::rusqlite::Connection;
 use dogana_sqlite::{Store, StoreError};
 
@@ -17,32 +17,9 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
-/// The file and manifest of a one-day window `day` (2026-10-`day`) with one order of that
-/// id, produced at `hour`:`day`.
-fn day_delivery(d: &Path, day: u32, hour: u32) -> (PathBuf, dogana::Manifest) {
-    let when = format!("2026-10-{day:02}");
-    let updated = format!("{when}T10:00:00Z");
-    let file = d.join(format!("w{day}-{hour}.csv"));
-    let rows: Vec<Order<'_>> = vec![(i64::from(day), &when, &updated, "1.00", false)];
-    std::fs::write(&file, orders_csv(&rows)).unwrap();
-    let m = orders()
-        .manifest("window", ts(&format!("2026-10-26T{hour:02}:{day:02}:00Z")))
-        .window(Window::new(date(&when), date(&when)))
-        .rows(1)
-        .build()
-        .unwrap();
-    (file, m)
-}
-
-fn now() -> dogana::Timestamp {
-    ts("2026-11-01T00:00:00Z")
-}
-
-/// Delivers [`day_delivery`] of `day` at 06:`day`.
+/// Delivers [`window_of_day`] of `day` at 06:`day`.
 fn deliver_day(store: &mut Store, d: &Path, day: u32) -> Outcome {
-    let (file, m) = day_delivery(d, day, 6);
-    let delivery = store.deliver(&file, &orders(), &m, now(), None).unwrap();
-    delivery.receipt.outcome()
+    deliver_window_of_day(store, d, day, 6).unwrap()
 }
 
 #[test]
@@ -241,10 +218,7 @@ fn an_identity_that_does_not_match_the_regions_is_found() {
 }
 
 fn deliver_day_err(store: &mut Store, d: &Path, day: u32) -> StoreError {
-    let (file, m) = day_delivery(d, day, 7);
-    store
-        .deliver(&file, &orders(), &m, now(), None)
-        .unwrap_err()
+    deliver_window_of_day(store, d, day, 7).unwrap_err()
 }
 
 #[test]
