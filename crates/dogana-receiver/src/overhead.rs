@@ -80,14 +80,17 @@ fn median(mut xs: Vec<f64>) -> f64 {
 pub fn run<B: Backend>(store: &mut Store<B>, n: usize, rounds: usize, dir: &Path) -> Overhead {
     let c = contract();
     let file = dir.join("one.csv");
-    let deliver = |store: &mut Store<B>, i: usize| {
-        std::fs::write(&file, format!("id,order_date\n{i},{}\n", day(i))).expect("writes");
-        let m = c
-            .manifest("daily", at(i))
+    // the one-row window of day i, produced at second i
+    let window = |i: usize| {
+        c.manifest("daily", at(i))
             .window(Window::new(day(i), day(i)))
             .rows(1)
             .build()
-            .expect("a manifest");
+            .expect("a manifest")
+    };
+    let deliver = |store: &mut Store<B>, i: usize| {
+        std::fs::write(&file, format!("id,order_date\n{i},{}\n", day(i))).expect("writes");
+        let m = window(i);
         let d = store
             .deliver_with(&file, &c, &m, at(i + 1), None, &DeliverOptions::new())
             .expect("delivers");
@@ -97,13 +100,7 @@ pub fn run<B: Backend>(store: &mut Store<B>, n: usize, rounds: usize, dir: &Path
     deliver(store, 0);
     let mut ledger = Ledger::new(c.clone());
     for i in 0..n {
-        let m = c
-            .manifest("daily", at(i))
-            .window(Window::new(day(i), day(i)))
-            .rows(1)
-            .build()
-            .expect("a manifest");
-        ledger = ledger.apply(&m).expect("disjoint later windows");
+        ledger = ledger.apply(&window(i)).expect("disjoint later windows");
     }
     let b = store.backend_mut();
     b.begin(Txn::Write, &["orders"]).expect("begins");
