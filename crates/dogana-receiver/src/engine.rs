@@ -481,7 +481,10 @@ impl<B: Backend> Store<B> {
         let table = job.contract.table().to_owned();
         let mut redecided = 0;
         let outcome = self.within(Txn::Write, &table, |b| {
-            let head = stored_head(b, &table)?;
+            // the stored ledger under the lock: the head to compare, and what the ledger saved
+            // below changes
+            let stored = stored_ledger(b, &table)?;
+            let head = publication_id(stored.as_ref());
             let base = match &verdict {
                 Verdict::Decided { receipt, .. } => {
                     receipt.base_publication_id().map(str::to_owned)
@@ -508,7 +511,7 @@ impl<B: Backend> Store<B> {
                         })?;
                         let next = ledger.follow(&receipt)?;
                         publish(b, &job, s, &receipt, &plan)?;
-                        save_ledger(b, &table, &next)?;
+                        save_ledger(b, &table, &next, stored.as_ref())?;
                     }
                     b.save_receipt(&table, &receipt)?;
                     Ok(receipt)
@@ -622,12 +625,16 @@ fn read_ledger<B: Backend>(
 }
 
 /// Saves `ledger` as the table's stored ledger, and keeps it for the next read of it: only
-/// the regions that differ from the stored ledger's, when the backend keeps ledgers region
-/// by region, else the whole document.
-fn save_ledger<B: Backend>(b: &mut B, table: &str, ledger: &Ledger) -> Result<(), StoreError> {
+/// the regions that differ from `stored` (the stored ledger, read in this write
+/// transaction), when the backend keeps ledgers region by region, else the whole document.
+fn save_ledger<B: Backend>(
+    b: &mut B,
+    table: &str,
+    ledger: &Ledger,
+    stored: Option<&Ledger>,
+) -> Result<(), StoreError> {
     if b.keeps_ledger_rows() {
-        let before = stored_ledger(b, table)?;
-        let rows = ledger.region_rows_since(before.as_ref());
+        let rows = ledger.region_rows_since(stored);
         let identity = ledger.identity();
         b.save_ledger_rows(table, &identity, &rows)?;
         ledger_cache::remember_identity(&identity, ledger);
@@ -639,8 +646,9 @@ fn save_ledger<B: Backend>(b: &mut B, table: &str, ledger: &Ledger) -> Result<()
     Ok(())
 }
 
-fn stored_head<B: Backend>(b: &mut B, table: &str) -> Result<Option<String>, StoreError> {
-    Ok(stored_ledger(b, table)?.and_then(|l| l.publication_id().map(str::to_owned)))
+/// The chain head of a stored ledger (None: no ledger, or none accepted yet).
+fn publication_id(stored: Option<&Ledger>) -> Option<String> {
+    stored.and_then(|l| l.publication_id().map(str::to_owned))
 }
 
 /// The ledger a decision is made against: the stored one, moved to the given contract when
@@ -1409,9 +1417,15 @@ impl<B: Backend> Store<B> {
             GroupVerdict::Replay(receipts) => Ok(receipts),
             first => self.within_tables(Txn::Write, &names, |b| {
                 let mut verdict = first;
+                // the stored ledgers under the locks: the heads to compare, and what the
+                // ledgers saved below change
+                let stored = jobs
+                    .iter()
+                    .map(|job| stored_ledger(b, job.contract.table()))
+                    .collect::<Result<Vec<_>, _>>()?;
                 if let GroupVerdict::Decided { receipts, .. } = &verdict {
-                    for (job, receipt) in jobs.iter().zip(receipts) {
-                        let head = stored_head(b, job.contract.table())?;
+                    for (ledger, receipt) in stored.iter().zip(receipts) {
+                        let head = publication_id(ledger.as_ref());
                         if head.as_deref() != receipt.base_publication_id() {
                             // rule: RECV-10 — one table moved: the whole group is decided again
                             redecided += 1;
@@ -1436,7 +1450,7 @@ impl<B: Backend> Store<B> {
                                 })?;
                                 let next = ledgers[k].follow(receipt)?;
                                 publish(b, &jobs[k], s, receipt, &plans[k])?;
-                                save_ledger(b, table, &next)?;
+                                save_ledger(b, table, &next, stored[k].as_ref())?;
                             }
                             b.save_receipt(table, receipt)?;
                         }
