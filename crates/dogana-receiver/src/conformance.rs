@@ -1870,8 +1870,88 @@ macro_rules! conformance_suite {
             // rule: GROUP-17, GROUP-08
             group_overlapping_another_refused,
             group_stale_head_redecided,
+            // rule: RECV-06, RECV-08
+            staged_rows_stay_with_their_delivery,
         );
     };
+}
+
+/// Each delivery publishes the rows it staged and nothing else, whatever the deliveries
+/// before it staged (a backend may keep its staging area from one delivery to the next): a
+/// large staging of rows and tombstones, a refusal's rows, a layout of other columns.
+pub fn staged_rows_stay_with_their_delivery<R: Receiver>() {
+    // rule: RECV-06, RECV-08 — the rows of one delivery never reach another's table
+    let mut fx = Fixture::<R>::new("staging");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    // 5,000 rows and 2,001 tombstones (5 among them), more than a small staging holds
+    let many: Vec<Order<'_>> = (1000..6000)
+        .map(|i| (i, "2026-10-04", "2026-10-11T01:00:00Z", "1.00", false))
+        .chain((6000..8000).map(|i| (i, "", "", "", true)))
+        .chain(std::iter::once((5, "", "", "", true)))
+        .collect();
+    fx.accept(&fx.changes("many.csv", T1, T2, &many));
+    // then one row of those 5,000 changed and one tombstone, staged in the same columns: a
+    // row of the delivery before would publish key 1000 twice
+    let one: [Order<'_>; 2] = [
+        (1000, "2026-10-04", "2026-10-11T12:00:00Z", "9.99", false),
+        (3, "", "", "", true),
+    ];
+    fx.accept(&fx.changes("one.csv", T2, T3, &one));
+    let state = fx.state("orders");
+    let mut expected: Vec<String> = ["1", "2", "4"].map(String::from).to_vec();
+    expected.extend((1000..6000).map(|i: i64| i.to_string()));
+    let published = ids(&state.rows);
+    let differ = published.iter().zip(&expected).position(|(p, e)| p != e);
+    assert!(
+        published.len() == expected.len() && differ.is_none(),
+        "{} rows published, {} expected; the first that differs, at {differ:?}: {:?}",
+        published.len(),
+        expected.len(),
+        differ.map(|i| (&published[i], &expected[i]))
+    );
+    assert_eq!(
+        state.rows.value("id", "1000", "amount").as_deref(),
+        Some("9.99")
+    );
+    // a file of three columns, refused for them
+    let three = "id,order_date,updated_at,deleted\n8,2026-10-04,2026-10-11T02:00:00Z,false\n";
+    let narrow = fx.job("three.csv", three, &orders(), |c, h| {
+        c.manifest("window", ts("2026-10-12T07:00:00Z"))
+            .window(Window::new(date("2026-10-04"), date("2026-10-04")))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .expect("manifest")
+    });
+    fx.refuse(&narrow, "columns");
+    // two rows where one is declared: refused, with its rows staged
+    let two: [Order<'_>; 2] = [
+        (8, "2026-10-04", "2026-10-11T02:00:00Z", "8.00", false),
+        (9, "2026-10-04", "2026-10-11T02:00:00Z", "9.00", false),
+    ];
+    let refused = fx.job("two.csv", orders_csv(&two), &orders(), |c, h| {
+        c.manifest("window", ts("2026-10-12T08:00:00Z"))
+            .window(Window::new(date("2026-10-04"), date("2026-10-04")))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .expect("manifest")
+    });
+    fx.refuse(&refused, "rows");
+    // the window of 10-04 replaced by two rows, 5 moved into it (its tombstone came above):
+    // the refused rows 8 and 9 were staged in the same columns
+    let window: [Order<'_>; 2] = [
+        (5, "2026-10-04", "2026-10-11T03:00:00Z", "5.50", false),
+        (7, "2026-10-04", "2026-10-11T03:00:00Z", "7.00", false),
+    ];
+    let at = "2026-10-12T09:00:00Z";
+    fx.accept(&fx.window("w.csv", at, "2026-10-04", "2026-10-04", &window));
+    let state = fx.state("orders");
+    assert_eq!(ids(&state.rows), set(&["1", "2", "4", "5", "7"]));
+    assert_eq!(
+        state.rows.value("id", "5", "amount").as_deref(),
+        Some("5.50")
+    );
 }
 
 /// A rejected receipt deleted from the middle of the sequence is a hole `verify` reports.
