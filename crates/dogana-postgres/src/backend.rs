@@ -13,7 +13,7 @@ use dogana_receiver::{
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::error::SqlState;
 use postgres::types::{ToSql, Type};
-use postgres::{Client, GenericClient, NoTls, Row};
+use postgres::{Client, GenericClient, NoTls, Row, SimpleQueryMessage, Statement};
 use sha2::{Digest, Sha256};
 
 use crate::conninfo::Target;
@@ -70,9 +70,69 @@ pub struct Postgres {
     /// version opened), rather than as whole documents in a `dogana_ledgers` table (a store of
     /// an earlier version, opened for reading).
     rows: bool,
-    /// Staging tables analysed in this delivery (temp tables are not auto-analysed).
+    /// Staging tables analysed in this transaction (temp tables are not auto-analysed).
     analysed: Vec<String>,
+    /// The statements this session has prepared, by their text.
+    prepared: Prepared,
+    /// The TEMP staging tables this session keeps, by the table they stage for.
+    kept: HashMap<String, Kept>,
+    /// The published tables' columns read in this transaction, by table.
+    types: HashMap<String, Vec<(String, String)>>,
 }
+
+/// The statements a session has prepared, by their text: a statement prepared once is bound
+/// and executed in one round trip, where an unprepared one takes two (parse, then execute)
+/// and is planned again each time. Only statements whose result columns cannot change type
+/// are kept (those over dogana's own tables, counts and writes), since Postgres refuses to
+/// run a prepared statement whose result type changed; the published rows are read
+/// unprepared.
+#[derive(Default)]
+pub(crate) struct Prepared(HashMap<String, Statement>);
+
+impl Prepared {
+    /// A session delivering to many tables prepares statements per table: beyond this many,
+    /// they are all dropped and prepared again as they are used.
+    const MOST: usize = 256;
+
+    fn get(&mut self, client: &mut impl GenericClient, sql: &str) -> Result<Statement, StoreError> {
+        if let Some(s) = self.0.get(sql) {
+            return Ok(s.clone());
+        }
+        let statement = client.prepare(sql).pg()?;
+        if self.0.len() >= Self::MOST {
+            self.0.clear();
+        }
+        self.0.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
+    }
+}
+
+/// A staging table pair kept for the next delivery to the same table with the same layout:
+/// made once, then emptied, so that a delivery runs no DDL (whose catalog writes made every
+/// transaction staging rows wait for a WAL flush at its commit, and whose drop at the end
+/// was a third flushed commit). Emptying a TEMP table with DELETE writes no WAL at all.
+#[derive(Debug)]
+struct Kept {
+    /// The columns it was made with, as in its CREATE.
+    columns: String,
+    /// Live rows staged since it was last emptied.
+    rows: u64,
+    /// Tombstones staged since it was last emptied.
+    tombstones: u64,
+    /// Rows deleted (dead, awaiting a vacuum that never comes to TEMP tables) since the
+    /// tables were made or last truncated.
+    dead: u64,
+}
+
+/// Fewer staged rows than this are emptied with DELETE (no WAL, no flush at commit); more,
+/// with TRUNCATE (a new file: a catalog write, but the dead rows gone).
+const TRUNCATE_FROM: u64 = 4096;
+
+/// A staging table with fewer rows than this is not analysed: the planner's estimate for a
+/// table never analysed (at least ten pages' worth of rows) already plans the joins over it
+/// as index lookups, and ANALYZE writes the catalog, so the transaction's commit would wait
+/// for a WAL flush.
+const ANALYZE_FROM: u64 = 1000;
 
 impl std::fmt::Debug for Postgres {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -318,21 +378,32 @@ FROM {s}.dogana_ledger_heads h"
 /// regions deleted and the upserted ones written, one statement each.
 pub(crate) fn write_ledger_rows(
     client: &mut impl GenericClient,
+    prepared: &mut Prepared,
     s: &str,
     table: &str,
     identity: &str,
     rows: &LedgerRows,
 ) -> Result<(), StoreError> {
+    let head = prepared.get(
+        client,
+        &format!(
+            "INSERT INTO {s}.dogana_ledger_heads (table_name, identity, publication_id, head, tail)
+             VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (table_name) DO UPDATE SET identity = excluded.identity,
+                 publication_id = excluded.publication_id, head = excluded.head,
+                 tail = excluded.tail"
+        ),
+    )?;
     let changed = client
         .execute(
-            &format!(
-                "INSERT INTO {s}.dogana_ledger_heads (table_name, identity, publication_id, head, tail)
-                 VALUES ($1, $2, $3, $4, $5)
-                 ON CONFLICT (table_name) DO UPDATE SET identity = excluded.identity,
-                     publication_id = excluded.publication_id, head = excluded.head,
-                     tail = excluded.tail"
-            ),
-            &[&table, &identity, &rows.publication_id, &rows.head, &rows.tail],
+            &head,
+            &[
+                &table,
+                &identity,
+                &rows.publication_id,
+                &rows.head,
+                &rows.tail,
+            ],
         )
         .pg()?;
     if changed != 1 {
@@ -342,14 +413,13 @@ pub(crate) fn write_ledger_rows(
     }
     if !rows.removed.is_empty() {
         let keys: Vec<&[u8]> = rows.removed.iter().map(Vec::as_slice).collect();
-        client
-            .execute(
-                &format!(
-                    "DELETE FROM {s}.dogana_ledger_regions WHERE table_name = $1 AND low = ANY($2)"
-                ),
-                &[&table, &keys],
-            )
-            .pg()?;
+        let delete = prepared.get(
+            client,
+            &format!(
+                "DELETE FROM {s}.dogana_ledger_regions WHERE table_name = $1 AND low = ANY($2)"
+            ),
+        )?;
+        client.execute(&delete, &[&table, &keys]).pg()?;
     }
     if !rows.upserted.is_empty() {
         let (keys, regions): (Vec<&[u8]>, Vec<&str>) = rows
@@ -357,16 +427,15 @@ pub(crate) fn write_ledger_rows(
             .iter()
             .map(|(k, r)| (k.as_slice(), r.as_str()))
             .unzip();
-        client
-            .execute(
-                &format!(
-                    "INSERT INTO {s}.dogana_ledger_regions (table_name, low, region)
-                     SELECT $1, k, r FROM unnest($2::bytea[], $3::text[]) AS u(k, r)
-                     ON CONFLICT (table_name, low) DO UPDATE SET region = excluded.region"
-                ),
-                &[&table, &keys, &regions],
-            )
-            .pg()?;
+        let upsert = prepared.get(
+            client,
+            &format!(
+                "INSERT INTO {s}.dogana_ledger_regions (table_name, low, region)
+                 SELECT $1, k, r FROM unnest($2::bytea[], $3::text[]) AS u(k, r)
+                 ON CONFLICT (table_name, low) DO UPDATE SET region = excluded.region"
+            ),
+        )?;
+        client.execute(&upsert, &[&table, &keys, &regions]).pg()?;
     }
     Ok(())
 }
@@ -374,6 +443,7 @@ pub(crate) fn write_ledger_rows(
 /// Stores `ledger` whole as `table`'s, in schema `s` (quoted): every region row replaced.
 pub(crate) fn write_whole_ledger(
     client: &mut impl GenericClient,
+    prepared: &mut Prepared,
     s: &str,
     table: &str,
     ledger: &Ledger,
@@ -386,6 +456,7 @@ pub(crate) fn write_whole_ledger(
         .pg()?;
     write_ledger_rows(
         client,
+        prepared,
         s,
         table,
         &ledger.identity(),
@@ -393,8 +464,26 @@ pub(crate) fn write_whole_ledger(
     )
 }
 
-/// The advisory lock key of a table of a schema (or of the schema itself: `None`).
-const LOCK_SQL: &str = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))";
+/// The statement taking the advisory lock of a table of schema `schema` (or of the schema
+/// itself: [`SCHEMA_LOCK`]), its names written as literals so that it goes in the one round
+/// trip that begins the transaction.
+fn lock_sql(schema: &str, table: &str) -> String {
+    format!(
+        "SELECT pg_advisory_xact_lock(hashtext({}), hashtext({}));",
+        quote_literal(schema),
+        quote_literal(table)
+    )
+}
+
+/// A string literal of standard SQL (the session sets `standard_conforming_strings`, so a
+/// backslash is itself): its quotes doubled.
+///
+/// ```text
+/// it's → 'it''s'
+/// ```
+fn quote_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
 /// The second key of the schema's own lock (no table is named `dogana_…`).
 const SCHEMA_LOCK: &str = "dogana_schema";
 
@@ -443,6 +532,9 @@ impl Postgres {
             write,
             rows: false,
             analysed: Vec::new(),
+            prepared: Prepared::default(),
+            kept: HashMap::new(),
+            types: HashMap::new(),
         };
         db.check_schema()?;
         if write {
@@ -479,7 +571,21 @@ impl Postgres {
             write: self.write,
             rows: self.rows,
             analysed: Vec::new(),
+            prepared: Prepared::default(),
+            kept: HashMap::new(),
+            types: HashMap::new(),
         })
+    }
+
+    /// Replaces a lost session with a new one; what the old one kept (its prepared
+    /// statements, its TEMP staging tables) went with it.
+    fn new_session(&mut self) -> Result<(), StoreError> {
+        self.client = session(&self.target, self.write)?;
+        self.prepared = Prepared::default();
+        self.kept.clear();
+        self.analysed.clear();
+        self.types.clear();
+        Ok(())
     }
 
     /// The server's process id of this session (for `pg_terminate_backend` in tests).
@@ -683,6 +789,7 @@ impl Postgres {
             })?;
             write_ledger_rows(
                 &mut self.client,
+                &mut self.prepared,
                 &s,
                 &table,
                 &ledger.identity(),
@@ -760,36 +867,103 @@ impl Postgres {
         Ok(())
     }
 
+    /// Runs one statement and answers how many rows it changed: without parameters, as a
+    /// simple query (one round trip); with them, prepared once per session.
     fn run(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, StoreError> {
-        self.client.execute(sql, params).pg()
+        if params.is_empty() {
+            let messages = self.client.simple_query(sql).pg()?;
+            return Ok(messages
+                .iter()
+                .find_map(|m| match m {
+                    SimpleQueryMessage::CommandComplete(n) => Some(*n),
+                    _ => None,
+                })
+                .unwrap_or(0));
+        }
+        let statement = self.prepared.get(&mut self.client, sql)?;
+        self.client.execute(&statement, params).pg()
     }
 
-    /// The published table's columns with their types as Postgres writes them.
+    /// The rows of a query whose result columns' types never change, prepared once per
+    /// session (see [`Prepared`]).
+    fn query(&mut self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, StoreError> {
+        let statement = self.prepared.get(&mut self.client, sql)?;
+        self.client.query(&statement, params).pg()
+    }
+
+    /// The published table's columns with their types as Postgres writes them, read once per
+    /// transaction (a step that makes or drops the table forgets them).
     fn published_types(&mut self, table: &str) -> Result<Vec<(String, String)>, StoreError> {
-        let rows = self
-            .client
-            .query(
-                "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
-                 FROM pg_attribute a
-                 JOIN pg_class c ON c.oid = a.attrelid
-                 JOIN pg_namespace n ON n.oid = c.relnamespace
-                 WHERE n.nspname = $1 AND c.relname = $2
-                   AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
-                   AND a.attnum > 0 AND NOT a.attisdropped
-                 ORDER BY a.attnum",
-                &[&self.schema, &table],
-            )
-            .pg()?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        if let Some(types) = self.types.get(table) {
+            return Ok(types.clone());
+        }
+        let schema = self.schema.clone();
+        let rows = self.query(
+            "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
+             FROM pg_attribute a
+             JOIN pg_class c ON c.oid = a.attrelid
+             JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = $1 AND c.relname = $2
+               AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+               AND a.attnum > 0 AND NOT a.attisdropped
+             ORDER BY a.attnum",
+            &[&schema, &table],
+        )?;
+        let types: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        self.types.insert(table.to_owned(), types.clone());
+        Ok(types)
     }
 
-    /// Analyses a staging table once per delivery, before a join plans over it.
-    fn analyse(&mut self, staging: &str) -> Result<(), StoreError> {
-        if !self.analysed.iter().any(|s| s == staging) {
+    /// Analyses a staging table of `table` (its tombstones' or its rows') once per
+    /// transaction, before a join plans over it, when it holds enough rows for its statistics
+    /// to matter ([`ANALYZE_FROM`]).
+    fn analyse(&mut self, table: &str, tombstones: bool) -> Result<(), StoreError> {
+        let (srows, stombs) = staging(table);
+        let staging = if tombstones { stombs } else { srows };
+        let staged =
+            self.kept.get(table).map_or(
+                u64::MAX,
+                |k| {
+                    if tombstones {
+                        k.tombstones
+                    } else {
+                        k.rows
+                    }
+                },
+            );
+        if staged >= ANALYZE_FROM && !self.analysed.contains(&staging) {
             self.client
                 .batch_execute(&format!("ANALYZE {staging}"))
                 .pg()?;
-            self.analysed.push(staging.to_owned());
+            self.analysed.push(staging);
+        }
+        Ok(())
+    }
+
+    /// Empties the kept staging tables of `table`, if rows were staged in them since they
+    /// were last emptied: with DELETE when few rows are dead in them, else TRUNCATE.
+    fn empty_staging(&mut self, table: &str) -> Result<(), StoreError> {
+        let Some(kept) = self.kept.get_mut(table) else {
+            return Ok(());
+        };
+        let staged = kept.rows + kept.tombstones;
+        if staged == 0 {
+            return Ok(());
+        }
+        let (srows, stombs) = staging(table);
+        let sql = if kept.dead + staged >= TRUNCATE_FROM {
+            kept.dead = 0;
+            format!("TRUNCATE {srows}, {stombs}")
+        } else {
+            kept.dead += staged;
+            format!("DELETE FROM {srows}; DELETE FROM {stombs};")
+        };
+        kept.rows = 0;
+        kept.tombstones = 0;
+        if let Err(e) = self.client.batch_execute(&sql) {
+            // what they hold is unknown now: made again by the next delivery
+            self.kept.remove(table);
+            return Err(pg(e));
         }
         Ok(())
     }
@@ -801,13 +975,14 @@ impl Postgres {
         types: &[Type],
         rows: &mut dyn Iterator<Item = Vec<Pg<'_>>>,
     ) -> Result<(), StoreError> {
-        let sink = self
-            .client
-            .copy_in(&format!(
+        let statement = self.prepared.get(
+            &mut self.client,
+            &format!(
                 "COPY {into} ({}) FROM STDIN (FORMAT binary)",
                 columns.join(", ")
-            ))
-            .pg()?;
+            ),
+        )?;
+        let sink = self.client.copy_in(&statement).pg()?;
         let mut writer = BinaryCopyInWriter::new(sink, types);
         for row in rows {
             writer.write_raw(row.iter()).pg()?;
@@ -836,32 +1011,37 @@ impl Postgres {
                         self.shown()
                     )));
                 }
-                let timeout = format!(
-                    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = {}",
-                    self.options.lock_timeout.as_millis().max(1)
-                );
-                self.client.batch_execute(&timeout).pg()?;
-                let schema = self.schema.clone();
                 let keys: Vec<&str> = if tables.is_empty() {
                     vec![SCHEMA_LOCK]
                 } else {
                     tables.to_vec()
                 };
-                for table in keys {
-                    if let Err(e) = self.client.execute(LOCK_SQL, &[&schema, &table]) {
-                        let locked = e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE);
-                        self.rollback();
-                        if locked {
-                            return Err(StoreError::Locked {
-                                store: self.shown(),
-                                holder: format!(
-                                    "another writer of table {table:?} holds its advisory lock; waited {:?}",
-                                    self.options.lock_timeout
-                                ),
-                            });
-                        }
-                        return Err(pg(e));
+                // one round trip: the transaction, its lock wait and every lock, in order
+                let mut sql = format!(
+                    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = {};",
+                    self.options.lock_timeout.as_millis().max(1)
+                );
+                for table in &keys {
+                    sql.push_str(&lock_sql(&self.schema, table));
+                }
+                if let Err(e) = self.client.batch_execute(&sql) {
+                    let locked = e.code() == Some(&SqlState::LOCK_NOT_AVAILABLE);
+                    self.rollback();
+                    if locked {
+                        let which = if keys.len() == 1 {
+                            format!("table {:?}", keys[0])
+                        } else {
+                            format!("one of the tables {keys:?}")
+                        };
+                        return Err(StoreError::Locked {
+                            store: self.shown(),
+                            holder: format!(
+                                "another writer of {which} holds its advisory lock; waited {:?}",
+                                self.options.lock_timeout
+                            ),
+                        });
                     }
+                    return Err(pg(e));
                 }
                 Ok(())
             }
@@ -883,7 +1063,7 @@ fn session(target: &Target, write: bool) -> Result<Client, StoreError> {
         .connect(NoTls)
         .map_err(|e| connect_error(target, &e))?;
     let mut setup = String::from(
-        "SET TimeZone = 'UTC'; SET client_min_messages = warning; SET DateStyle = 'ISO';",
+        "SET TimeZone = 'UTC'; SET client_min_messages = warning; SET DateStyle = 'ISO'; SET standard_conforming_strings = on;",
     );
     if !write {
         setup.push_str(" SET default_transaction_read_only = on;");
@@ -993,9 +1173,10 @@ impl Backend for Postgres {
         if self.client.is_closed() {
             // the session was lost (a restarted server, a terminated backend): a delivery
             // starts on a new one; its staging tables went with the old one
-            self.client = session(&self.target, self.write)?;
+            self.new_session()?;
         }
         self.analysed.clear();
+        self.types.clear();
         match self.open_txn(txn, tables) {
             // a session lost since the last call shows only now: nothing was done in this
             // transaction yet, so it starts again on a new session
@@ -1003,7 +1184,7 @@ impl Backend for Postgres {
                 if self.client.is_closed()
                     || self.client.is_valid(Duration::from_secs(5)).is_err() =>
             {
-                self.client = session(&self.target, self.write)?;
+                self.new_session()?;
                 if txn == Txn::Write && !tables.is_empty() {
                     // the staged rows went with the lost session's TEMP tables
                     return Err(plain(format!(
@@ -1017,10 +1198,15 @@ impl Backend for Postgres {
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
+        self.types.clear();
         self.client.batch_execute("COMMIT").pg()
     }
 
     fn rollback(&mut self) {
+        self.types.clear();
+        // the rollback may undo the staging tables' making or emptying: they are made
+        // again by the next delivery
+        self.kept.clear();
         let _ = self.client.batch_execute("ROLLBACK");
     }
 
@@ -1031,7 +1217,7 @@ impl Backend for Postgres {
             "SELECT document FROM {}.dogana_ledgers WHERE table_name = $1",
             self.s()
         );
-        let rows = self.client.query(&sql, &[&table]).pg()?;
+        let rows = self.query(&sql, &[&table])?;
         Ok(rows.first().map(|r| r.get(0)))
     }
 
@@ -1046,7 +1232,7 @@ impl Backend for Postgres {
              ORDER BY accepted_order LIMIT 1",
             self.s()
         );
-        let rows = self.client.query(&sql, &[&table, &manifest]).pg()?;
+        let rows = self.query(&sql, &[&table, &manifest])?;
         Ok(rows.first().map(|r| r.get(0)))
     }
 
@@ -1056,7 +1242,7 @@ impl Backend for Postgres {
              FROM {}.dogana_receipts WHERE table_name = $1 ORDER BY seq",
             self.s()
         );
-        let rows = self.client.query(&sql, &[&table]).pg()?;
+        let rows = self.query(&sql, &[&table])?;
         Ok(rows
             .iter()
             .map(|r| ReceiptRow {
@@ -1082,7 +1268,7 @@ impl Backend for Postgres {
              UNION SELECT table_name FROM {s}.dogana_receipts) t
              ORDER BY table_name COLLATE \"C\""
         );
-        let rows = self.client.query(&sql, &[]).pg()?;
+        let rows = self.query(&sql, &[])?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
@@ -1129,14 +1315,27 @@ impl Backend for Postgres {
                 v.join(", ")
             }
         };
+        let (cols, keys) = (or_none(cols, "c_none"), or_none(keys, "k_none"));
+        let columns = format!("{cols}; {keys}");
+        if self.kept.get(table).is_some_and(|k| k.columns == columns) {
+            return self.empty_staging(table);
+        }
+        self.kept.remove(table);
         self.client
             .batch_execute(&format!(
                 "DROP TABLE IF EXISTS {srows}; DROP TABLE IF EXISTS {stombs};
-                 CREATE TEMP TABLE {srows} ({}); CREATE TEMP TABLE {stombs} ({});",
-                or_none(cols, "c_none"),
-                or_none(keys, "k_none")
+                 CREATE TEMP TABLE {srows} ({cols}); CREATE TEMP TABLE {stombs} ({keys});"
             ))
             .pg()?;
+        self.kept.insert(
+            table.to_owned(),
+            Kept {
+                columns,
+                rows: 0,
+                tombstones: 0,
+                dead: 0,
+            },
+        );
         Ok(())
     }
 
@@ -1164,6 +1363,11 @@ impl Backend for Postgres {
                 (l + 1, t)
             }
         });
+        if let Some(kept) = self.kept.get_mut(table) {
+            // counted before the copy: rows a failed copy left behind are emptied too
+            kept.rows += live as u64;
+            kept.tombstones += tombs as u64;
+        }
         for (tombstone, n, into, types, prefix) in [
             (false, live, &srows, &row_types, "c"),
             (true, tombs, &stombs, &key_types, "k"),
@@ -1207,6 +1411,11 @@ impl Backend for Postgres {
         if self.client.is_closed() {
             return Ok(()); // a lost session took its TEMP tables with it
         }
+        if self.kept.contains_key(table) {
+            // kept for the next delivery, emptied (outside a transaction: a DELETE of TEMP
+            // rows commits without waiting for a WAL flush)
+            return self.empty_staging(table);
+        }
         let (srows, stombs) = staging(table);
         self.client
             .batch_execute(&format!(
@@ -1221,8 +1430,8 @@ impl Backend for Postgres {
         q: &KeysOutside<'_>,
     ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
         let (srows, stombs) = staging(table);
-        self.analyse(&srows)?;
-        self.analyse(&stombs)?;
+        self.analyse(table, false)?;
+        self.analyse(table, true)?;
         let t = self.qualified(table);
         let (low, cast_low) = bound(&q.window.low);
         let (high, cast_high) = bound(&q.window.high);
@@ -1256,9 +1465,9 @@ impl Backend for Postgres {
         );
         let params: [&(dyn ToSql + Sync); 2] = [&low, &high];
         let count: i64 = self
-            .client
-            .query_one(&format!("SELECT count(*) FROM ({hits}) h"), &params)
-            .pg()?
+            .query(&format!("SELECT count(*) FROM ({hits}) h"), &params)?
+            .first()
+            .ok_or_else(|| plain("a count answered no row".into()))?
             .get(0);
         if count == 0 {
             return Ok((0, None));
@@ -1294,9 +1503,11 @@ impl Backend for Postgres {
                         }
                     })
                     .collect();
+                self.types.remove(table);
                 self.run(&format!("CREATE TABLE {t} ({})", defs.join(", ")), &[])?;
             }
             Step::Drop => {
+                self.types.remove(table);
                 self.run(&format!("DROP TABLE {t}"), &[])?;
             }
             // a whole-table load: the key index is built once, after it
@@ -1338,7 +1549,7 @@ impl Backend for Postgres {
                         (at.iter().map(|i| format!("c{i}")).collect(), srows.as_str())
                     }
                 };
-                self.analyse(staging)?;
+                self.analyse(table, matches!(from, KeysFrom::Tombstones))?;
                 let on: Vec<String> = key
                     .iter()
                     .zip(&source)
@@ -1389,7 +1600,13 @@ impl Backend for Postgres {
     fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
         if self.rows {
             let s = self.s();
-            return write_whole_ledger(&mut self.client, &s, table, &Ledger::from_json(document)?);
+            return write_whole_ledger(
+                &mut self.client,
+                &mut self.prepared,
+                &s,
+                table,
+                &Ledger::from_json(document)?,
+            );
         }
         let changed = self.run(
             &format!(
@@ -1419,7 +1636,7 @@ impl Backend for Postgres {
             "SELECT identity FROM {}.dogana_ledger_heads WHERE table_name = $1",
             self.s()
         );
-        let rows = self.client.query(&sql, &[&table]).pg()?;
+        let rows = self.query(&sql, &[&table])?;
         Ok(rows.first().map(|r| r.get(0)))
     }
 
@@ -1430,37 +1647,35 @@ impl Backend for Postgres {
         rows: &LedgerRows,
     ) -> Result<(), StoreError> {
         let s = self.s();
-        write_ledger_rows(&mut self.client, &s, table, identity, rows)
+        write_ledger_rows(
+            &mut self.client,
+            &mut self.prepared,
+            &s,
+            table,
+            identity,
+            rows,
+        )
     }
 
     fn save_receipt(&mut self, table: &str, receipt: &Receipt) -> Result<(), StoreError> {
         let accepted = receipt.outcome() == Outcome::Accepted;
         let s = self.s();
-        let row = self
-            .client
-            .query_one(
-                &format!(
-                    "SELECT coalesce(max(seq), 0) + 1, coalesce(max(accepted_order), 0) + 1
-                     FROM {s}.dogana_receipts WHERE table_name = $1"
-                ),
-                &[&table],
-            )
-            .pg()?;
-        let (seq, order): (i64, i64) = (row.get(0), row.get(1));
-        let order = accepted.then_some(order);
+        // the next seq and accepted_order in the statement that inserts them (writers of a
+        // table are serialized by its lock)
         let changed = self.run(
             &format!(
                 "INSERT INTO {s}.dogana_receipts
                  (table_name, seq, identity, manifest_identity, outcome, accepted_order, document)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)"
+                 SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4,
+                        CASE WHEN $5 THEN coalesce(max(accepted_order), 0) + 1 END, $6
+                 FROM {s}.dogana_receipts WHERE table_name = $1"
             ),
             &[
                 &table,
-                &seq,
                 &receipt.identity(),
                 &receipt.manifest().identity(),
                 &receipt.outcome().name(),
-                &order,
+                &accepted,
                 &receipt.to_json(),
             ],
         )?;

@@ -147,8 +147,14 @@ impl Harness for Postgres {
             Damage::Ledger(ledger) => {
                 // the region rows and the head, identity included, in one transaction
                 let mut txn = conn.transaction().map_err(e)?;
-                crate::backend::write_whole_ledger(&mut txn, &s, table, &ledger)
-                    .map_err(|e| e.to_string())?;
+                crate::backend::write_whole_ledger(
+                    &mut txn,
+                    &mut crate::backend::Prepared::default(),
+                    &s,
+                    table,
+                    &ledger,
+                )
+                .map_err(|e| e.to_string())?;
                 txn.commit().map_err(e)?;
             }
             Damage::DeleteReceipt(seq) => {
