@@ -51,6 +51,24 @@
 //!   `dogana_stage_rows__HASH` and `dogana_stage_tombstones__HASH`, HASH 16 hex digits of
 //!   SHA-256 of the table name (Postgres names are at most 63 bytes). The published table
 //!   changes only in the write transaction that saves the ledger and the receipt (RECV-09).
+//! - **A session keeps its staging tables from one delivery to the next** (issue 16): made
+//!   once per table and layout, emptied after each delivery with `DELETE` (a TEMP table's
+//!   rows write no WAL, so the transaction commits without waiting for a flush) or, once
+//!   4,096 rows were staged since they were made, with `TRUNCATE` (dead rows are never
+//!   vacuumed from a TEMP table). Making and dropping them per delivery wrote the catalog
+//!   twice, which made the decision's read transaction and the final drop wait for WAL
+//!   flushes of their own: three flushed commits per delivery where one is needed. After a
+//!   rollback (which may undo a making or an emptying) they are made again. A staging table
+//!   is analysed only when it holds at least 1,000 rows: below that, the planner's estimate
+//!   for a table never analysed already plans the joins over it as index lookups, and
+//!   ANALYZE writes the catalog too.
+//! - **Statements prepared once per session**: an unprepared statement costs two round
+//!   trips (parse, then bind and execute) and a plan; the store's own statements are
+//!   prepared at their first use and kept (at most 256), so a small delivery makes about
+//!   twenty round trips. Statements without parameters go as simple queries (one round
+//!   trip), and the write transaction's BEGIN, lock wait and advisory locks go in one. The
+//!   published rows are read unprepared: Postgres refuses a prepared statement whose result
+//!   types changed, as a published table's may.
 //! - **No PRIMARY KEY on a published table, an index on its key**: the engine proves a
 //!   delivery's keys unique and deletes every key it inserts, so a constraint would only cost
 //!   time; a plain btree index `dogana_key__HASH` on the key columns makes the deletes by key
