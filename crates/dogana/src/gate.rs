@@ -129,6 +129,8 @@ pub struct Receipt {
     pub(crate) ledger_identity: String,
     pub(crate) transition: Option<Transition>,
     pub(crate) decided: Decided,
+    /// Its identity, once asked for (a receipt does not change once made).
+    pub(crate) identity: crate::wire::IdentityMemo,
 }
 
 /// For a receipt the gate has just given: the ledger it was decided on and the ledger the
@@ -362,6 +364,7 @@ impl Gate {
                 ledger_identity: next.identity(),
                 transition: Some(transition),
                 decided: Decided(Some(Arc::new((ledger.clone(), next)))),
+                identity: Default::default(),
             },
             _ => Gate::rejection(ledger, manifest, checks, now, source),
         }
@@ -386,6 +389,7 @@ impl Gate {
             ledger_identity: ledger.identity(),
             transition: None,
             decided: Decided::default(),
+            identity: Default::default(),
         }
     }
 

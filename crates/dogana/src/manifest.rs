@@ -84,6 +84,8 @@ pub struct Manifest {
     pub(crate) schema_hash: Option<String>,
     pub(crate) tombstones: u64,
     pub(crate) content_hash: Option<String>,
+    /// Its identity, once asked for (a manifest does not change once built).
+    pub(crate) identity: crate::wire::IdentityMemo,
 }
 
 /// Builds a [`Manifest`]; `rows` is required.
@@ -111,6 +113,7 @@ impl ManifestBuilder {
                 schema_hash: None,
                 tombstones: 0,
                 content_hash: None,
+                identity: Default::default(),
             },
             rows: None,
         }

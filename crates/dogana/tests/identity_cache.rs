@@ -5,7 +5,7 @@
 
 use dogana::{
     Contract, Date, Deletions, FromWire, Gate, Ledger, LedgerRows, LogicalType, Manifest, Position,
-    Shape, Timestamp, Value, Window, Wire,
+    Receipt, Shape, Timestamp, Value, Window, Wire,
 };
 use proptest::prelude::*;
 use sha2::{Digest, Sha256};
@@ -113,12 +113,12 @@ fn manifest(c: &Contract, ty: WinType, s: &Step, i: i64, held: Option<&Position>
     b.rows(1).build().unwrap()
 }
 
-/// The identity form's RFC 8785 text, built afresh from `regions()`.
-fn fresh_jcs(l: &Ledger) -> String {
+/// The identity form's RFC 8785 text, built afresh (a ledger's from `regions()`).
+fn fresh_jcs<W: Wire>(l: &W) -> String {
     String::from_utf8(dogana_json::jcs(&l.identity_dict())).unwrap()
 }
 
-fn fresh_identity(l: &Ledger) -> String {
+fn fresh_identity<W: Wire>(l: &W) -> String {
     Sha256::digest(fresh_jcs(l).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -152,6 +152,20 @@ proptest! {
         for (i, s) in steps.iter().enumerate() {
             let m = manifest(&c, ty, s, 10 * (i as i64 + 1), ledger.generation());
             let receipt = Gate::evaluate(&ledger, &m, &[], m.produced_at(), None, &[]);
+            // rule: WIRE-18 — a manifest's and a receipt's kept identity is the fresh one,
+            // the first time it is asked for and every time after, in copies and read back
+            for _ in 0..2 {
+                prop_assert_eq!(m.identity(), fresh_identity(&m));
+                prop_assert_eq!(receipt.manifest().identity(), fresh_identity(&m));
+                prop_assert_eq!(receipt.identity(), fresh_identity(&receipt));
+                prop_assert_eq!(receipt.clone().identity(), fresh_identity(&receipt));
+            }
+            let read = Receipt::from_json(&receipt.to_json()).unwrap();
+            prop_assert_eq!(read.identity(), receipt.identity());
+            if let Ok(replay) = receipt.as_replay() {
+                prop_assert_eq!(replay.identity(), fresh_identity(&replay));
+                prop_assert_eq!(replay.identity(), receipt.identity());
+            }
             if !receipt.accepted() {
                 // A rejection names the ledger as it stands, from its cache.
                 prop_assert_eq!(receipt.ledger_identity(), fresh_identity(&ledger));

@@ -1064,6 +1064,7 @@ impl FromWire for Receipt {
             ledger_identity,
             transition,
             decided: Default::default(),
+            identity: Default::default(),
         })
     }
 }

@@ -76,7 +76,40 @@ pub trait Wire {
 
     /// SHA-256 of the identity JSON, as 64 lowercase hex characters (WIRE-18).
     fn identity(&self) -> String {
-        hex(&Sha256::digest(dogana_json::jcs(&self.identity_dict())))
+        fresh_identity(self)
+    }
+}
+
+/// [`Wire::identity`] computed from the identity form, never from a kept value.
+pub(crate) fn fresh_identity<W: Wire + ?Sized>(value: &W) -> String {
+    hex(&Sha256::digest(dogana_json::jcs(&value.identity_dict())))
+}
+
+/// A value's identity, computed at its first use and kept with it (a receiver asks a
+/// manifest and a receipt for theirs several times per delivery). It is not part of the
+/// value: equality ignores it. Only for values that do not change once made: every field of
+/// a value holding one is set before anything asks for its identity.
+#[derive(Clone, Default)]
+pub(crate) struct IdentityMemo(std::sync::OnceLock<String>);
+
+impl IdentityMemo {
+    /// The kept identity, or `fresh()` kept.
+    pub(crate) fn get(&self, fresh: impl FnOnce() -> String) -> String {
+        self.0.get_or_init(fresh).clone()
+    }
+}
+
+impl PartialEq for IdentityMemo {
+    fn eq(&self, _: &IdentityMemo) -> bool {
+        true
+    }
+}
+
+impl Eq for IdentityMemo {}
+
+impl std::fmt::Debug for IdentityMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IdentityMemo")
     }
 }
 
@@ -252,6 +285,10 @@ impl Wire for Contract {
 
 impl Wire for Manifest {
     const KIND: &'static str = "Manifest";
+    /// Computed once per manifest (see [`IdentityMemo`]).
+    fn identity(&self) -> String {
+        self.identity.get(|| fresh_identity(self))
+    }
     fn encode(&self, form: Form) -> Json {
         Obj::new(Self::KIND, form)
             .field("table", Json::from(self.table.as_str()))
@@ -428,6 +465,11 @@ impl Wire for Transition {
 
 impl Wire for Receipt {
     const KIND: &'static str = "Receipt";
+    /// Computed once per receipt (see [`IdentityMemo`]); a replay's is its original's, as
+    /// the identity form says (WIRE-20).
+    fn identity(&self) -> String {
+        self.identity.get(|| fresh_identity(self))
+    }
     fn encode(&self, form: Form) -> Json {
         let outcome = match (self.outcome, form) {
             (Outcome::Replayed, Form::Identity) => Outcome::Accepted,
