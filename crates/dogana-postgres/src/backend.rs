@@ -898,12 +898,15 @@ impl Postgres {
             return Ok(types.clone());
         }
         let schema = self.schema.clone();
+        // the table's oid looked up by name first: a prepared statement is planned
+        // generically after its fifth run, and a generic plan of a join on the names hashes
+        // all of pg_attribute (about 2 ms a delivery, where the index lookup on attrelid this
+        // plan makes takes 0.05 ms)
         let rows = self.query(
             "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod)
              FROM pg_attribute a
              JOIN pg_class c ON c.oid = a.attrelid
-             JOIN pg_namespace n ON n.oid = c.relnamespace
-             WHERE n.nspname = $1 AND c.relname = $2
+             WHERE a.attrelid = to_regclass(format('%I.%I', $1::text, $2::text))
                AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
                AND a.attnum > 0 AND NOT a.attisdropped
              ORDER BY a.attnum",
