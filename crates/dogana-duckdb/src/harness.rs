@@ -2,10 +2,9 @@
 
 use std::path::Path;
 
-use dogana::Wire;
 use dogana_receiver::conformance::{Damage, Harness};
 use dogana_receiver::sql::quote_ident;
-use dogana_receiver::Open;
+use dogana_receiver::{Backend, Open, Txn};
 use duckdb::types::Value as DValue;
 
 use crate::{DuckDb, DuckDbOptions};
@@ -45,11 +44,13 @@ impl Harness for DuckDb {
                 .map_err(e)?;
             }
             Damage::Ledger(ledger) => {
-                conn.execute(
-                    "UPDATE dogana_ledgers SET document = ? WHERE table_name = ?",
-                    [ledger.to_json(), table.to_owned()],
-                )
-                .map_err(e)?;
+                // the region rows and the head, identity included, in one transaction
+                self.begin(Txn::Write, &[]).map_err(|e| e.to_string())?;
+                if let Err(e) = self.write_whole_ledger(table, &ledger) {
+                    self.rollback();
+                    return Err(e.to_string());
+                }
+                self.commit().map_err(|e| e.to_string())?;
             }
             Damage::DeleteReceipt(seq) => {
                 conn.execute(

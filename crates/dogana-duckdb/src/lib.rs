@@ -7,9 +7,14 @@
 //!   the deleted column, which is never published (PLAN-14). Columns take their declared
 //!   type: `int` BIGINT, `float` DOUBLE, `bool` BOOLEAN, `str` VARCHAR, `date` DATE,
 //!   `datetime` TIMESTAMPTZ, `decimal(p,s)` DECIMAL(p,s); untyped columns VARCHAR.
-//! - its **ledger**, `dogana_ledgers(table_name, document)` with the ledger's canonical JSON
-//!   (LOADER-10), and the view **`dogana_regions`** exactly as the reference writes it for
-//!   DuckDB (timestamptz dates; LOADER-11 to LOADER-13).
+//! - its **ledger**: the view `dogana_ledgers(table_name, document)` with the ledger's
+//!   canonical JSON (LOADER-10), over the ledger kept region by region in
+//!   `dogana_ledger_regions(table_name, low BLOB, region)` with its head, tail, publication
+//!   id and identity in `dogana_ledger_heads`, so that a delivery writes only the regions it
+//!   changed (a store of the earlier layout, a `dogana_ledgers` table of documents, is read as
+//!   it is and converted when first opened for writing); and the view **`dogana_regions`**
+//!   with the columns and values of the reference's DuckDB view over the document
+//!   (timestamptz dates; LOADER-11 to LOADER-13).
 //! - every **receipt**, `dogana_receipts(table_name, seq, identity, manifest_identity,
 //!   outcome, accepted_order, document)`, accepted and rejected alike (RECV-11).
 //!
@@ -27,7 +32,27 @@
 //!   transaction while a later COMMIT may still report success; several statements sent in
 //!   one call are not one transaction in DuckDB 2.0. So the backend sends one statement per
 //!   call, turns the first error into a rollback, and checks that saving the ledger changed
-//!   exactly one row.
+//!   exactly the rows it names (the head, and each region upserted).
+//! - **A ledger is kept region by region** (issue 16): the document is O(regions) (24 MB at
+//!   100,000), and a delivery changes a few of them; rewriting it also logged it whole in
+//!   DuckDB's WAL, past the 16 MB that makes DuckDB checkpoint, at every delivery.
+//!   `Ledger::region_rows_since` names the rows a delivery changed; they are written with
+//!   prepared statements (the head upserted, each gone region deleted, each new or changed
+//!   one upserted; more than 64 at once, as a whole ledger or a conversion writes them, are
+//!   appended to a TEMP table and upserted in one `INSERT … SELECT`). `ON CONFLICT` needs a
+//!   PRIMARY KEY, so the store's own two ledger tables have one (`table_name`;
+//!   `(table_name, low)`), unlike a published table: an upsert updates a kept region's text
+//!   in place (not its key), and a whole ledger deletes only the regions it no longer has, so
+//!   no key is deleted and inserted again in one transaction (the false duplicate below).
+//!   The region keys are BLOBs, which DuckDB compares bytewise, the keys' order, so the view's
+//!   `string_agg(region, ',' ORDER BY low)` is the document `Wire::to_json` writes. The engine
+//!   reads the identity beside the head and answers from the ledger it keeps before reading
+//!   a region. The earlier layout is converted in one transaction under the instance's write
+//!   lock, DuckDB's file lock keeping every other process out; a document that does not read
+//!   back, or two for one table, stops it and changes nothing. A handle opened for reading
+//!   on the earlier layout reads `dogana_ledgers` whole, which a conversion replaces by a view
+//!   of the same columns; DuckDB binds views' names when they are queried, so a user's view
+//!   over either name reads on after it.
 //! - **No PRIMARY KEY or UNIQUE constraint on a published table.** Deleting and re-inserting
 //!   one key in one transaction can raise a false duplicate-key error under such a
 //!   constraint; the engine's `keys` check already proves a delivery's keys unique, and the
