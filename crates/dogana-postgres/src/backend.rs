@@ -421,10 +421,9 @@ pub(crate) fn write_ledger_rows(
         )?;
         client.execute(&delete, &[&table, &keys]).pg()?;
     }
-    if !rows.upserted.is_empty() {
+    if !(rows.changed.is_empty() && rows.added.is_empty()) {
         let (keys, regions): (Vec<&[u8]>, Vec<&str>) = rows
-            .upserted
-            .iter()
+            .upserted()
             .map(|(k, r)| (k.as_slice(), r.as_str()))
             .unzip();
         let upsert = prepared.get(

@@ -289,7 +289,7 @@ pub(crate) fn write_ledger_rows(
              ON CONFLICT (table_name, low) DO UPDATE SET region = excluded.region",
         )
         .sql()?;
-    for (key, region) in &rows.upserted {
+    for (key, region) in rows.upserted() {
         upsert.execute(params![table, key, region]).sql()?;
     }
     Ok(())

@@ -421,14 +421,22 @@ pub struct LedgerRows {
     pub tail: String,
     /// The ledger's [`Ledger::publication_id`], for a store to keep beside the head.
     pub publication_id: Option<String>,
-    /// The regions that are new or changed: each one's key (ordered as the regions) and
-    /// canonical JSON.
-    pub upserted: Vec<(Vec<u8>, String)>,
+    /// The regions whose key the earlier ledger has, rewritten: each one's key (ordered as
+    /// the regions) and canonical JSON. A store updates their rows in place.
+    pub changed: Vec<(Vec<u8>, String)>,
+    /// The regions whose key is new (every region, without an earlier ledger), as
+    /// `changed`. A store inserts their rows.
+    pub added: Vec<(Vec<u8>, String)>,
     /// The keys of the regions that are gone.
     pub removed: Vec<Vec<u8>>,
 }
 
 impl LedgerRows {
+    /// The regions to write, changed then added: for a store that upserts them alike.
+    pub fn upserted(&self) -> impl Iterator<Item = &(Vec<u8>, String)> + '_ {
+        self.changed.iter().chain(&self.added)
+    }
+
     /// The document of a head, the regions' JSON in key order and a tail: the ledger's
     /// [`Wire::to_json`].
     pub fn document<'a>(
@@ -805,10 +813,11 @@ impl Ledger {
     /// let m = c.manifest("full", "2026-10-25T00:00:00Z".parse().unwrap()).rows(1).build().unwrap();
     /// let after = before.apply(&m).unwrap();
     /// let all = after.region_rows_since(None);
-    /// let doc = LedgerRows::document(&all.head, all.upserted.iter().map(|(_, r)| r.as_str()), &all.tail);
+    /// let doc = LedgerRows::document(&all.head, all.added.iter().map(|(_, r)| r.as_str()), &all.tail);
     /// assert_eq!(doc, after.to_json());
-    /// let changed = after.region_rows_since(Some(&before));
-    /// assert_eq!((changed.upserted.len(), changed.removed.len()), (1, 0)); // the one region, rewritten
+    /// let cut = after.region_rows_since(Some(&before));
+    /// // the one region, rewritten under its key
+    /// assert_eq!((cut.changed.len(), cut.added.len(), cut.removed.len()), (1, 0, 0));
     /// ```
     pub fn region_rows_since(&self, before: Option<&Ledger>) -> LedgerRows {
         let mut head = String::with_capacity(self.contract_jcs.len() + 256);
@@ -817,14 +826,15 @@ impl Ledger {
             head,
             tail: document_tail(),
             publication_id: self.publication_id.clone(),
-            upserted: Vec::new(),
+            changed: Vec::new(),
+            added: Vec::new(),
             removed: Vec::new(),
         };
         let Some(before) = before else {
             let mut iter = self.points.iter().peekable();
             while let Some((start, point)) = iter.next() {
                 let next = iter.peek().map(|(n, _)| *n);
-                rows.upserted
+                rows.added
                     .push((region_key(start), self.region_document(start, point, next)));
             }
             return rows;
@@ -838,10 +848,15 @@ impl Ledger {
                 .range::<_, Start>((Bound::Excluded(&start), Bound::Unbounded))
                 .next()
                 .map(|(n, _)| n);
-            rows.upserted.push((
+            let row = (
                 region_key(&start),
                 self.region_document(&start, point, next),
-            ));
+            );
+            if before.points.contains_key(&start) {
+                rows.changed.push(row);
+            } else {
+                rows.added.push(row);
+            }
         }
         rows
     }

@@ -194,11 +194,7 @@ proptest! {
 
 /// The rows a store keeps of `ledger`, by key (what `region_rows_since(None)` writes).
 fn rows_of(ledger: &Ledger) -> std::collections::BTreeMap<Vec<u8>, String> {
-    ledger
-        .region_rows_since(None)
-        .upserted
-        .into_iter()
-        .collect()
+    ledger.region_rows_since(None).added.into_iter().collect()
 }
 
 fn document_of(rows: &std::collections::BTreeMap<Vec<u8>, String>, cut: &LedgerRows) -> String {
@@ -231,7 +227,12 @@ proptest! {
             for key in &cut.removed {
                 prop_assert!(kept.remove(key).is_some(), "a removed key was kept");
             }
-            for (key, region) in &cut.upserted {
+            for (key, region) in &cut.changed {
+                prop_assert!(kept.contains_key(key), "a changed key was not kept");
+                kept.insert(key.clone(), region.clone());
+            }
+            for (key, region) in &cut.added {
+                prop_assert!(!kept.contains_key(key), "an added key was kept");
                 kept.insert(key.clone(), region.clone());
             }
             prop_assert_eq!(document_of(&kept, &cut), next.to_json());
@@ -240,7 +241,7 @@ proptest! {
             // a ledger read back from its document has the same rows, and nothing to write
             let read = Ledger::from_json(&next.to_json()).unwrap();
             let same = read.region_rows_since(Some(&next));
-            prop_assert!(same.upserted.is_empty() && same.removed.is_empty());
+            prop_assert!(same.changed.is_empty() && same.added.is_empty() && same.removed.is_empty());
             ledger = next;
         }
     }
@@ -281,10 +282,11 @@ fn a_removed_region_rewrites_the_one_before_it() {
     let before = Ledger::from_json(&three.to_json()).unwrap();
     let cut = two.region_rows_since(Some(&before));
     assert_eq!(cut.removed.len(), 1);
-    assert_eq!(cut.upserted.len(), 1, "the stretched region is rewritten");
+    assert_eq!(cut.changed.len(), 1, "the stretched region is rewritten");
+    assert_eq!(cut.added.len(), 0);
     let mut kept = rows_of(&three);
     kept.remove(&cut.removed[0]);
-    kept.extend(cut.upserted.clone());
+    kept.extend(cut.changed.clone());
     assert_eq!(document_of(&kept, &cut), two.to_json());
 }
 
