@@ -68,7 +68,7 @@ mod sql;
 mod store;
 
 pub use sql::sql_type;
-pub use store::{Sqlite, StoreOptions, Synchronous};
+pub use store::{Sqlite, StoreOptions, Synchronous, UserObjectError};
 
 /// The delivery engine over SQLite: open it with `Store::open(path)`.
 ///
