@@ -93,7 +93,11 @@ fn a_large_staging_is_dropped_and_made_again_by_the_next_delivery() {
         .deliver(&file, &orders(), &m, ts("2026-11-01T00:00:00Z"), None)
         .unwrap();
     assert!(d1.receipt.accepted(), "{:?}", d1.receipt);
-    assert_eq!(staging_tables(&store), [], "dropped after 5,000 staged rows");
+    assert_eq!(
+        staging_tables(&store),
+        [],
+        "dropped after 5,000 staged rows"
+    );
     assert_eq!(deliver_day(&mut store, &d, 3), Outcome::Accepted);
     let again = staging_tables(&store);
     assert_eq!(again.len(), 1, "made again: {again:?}");
