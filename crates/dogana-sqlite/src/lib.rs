@@ -12,7 +12,10 @@
 //!   (complete, whole table) publishes a new table: when its key is one `int` column whose
 //!   values arrived ascending, that column is the `INTEGER PRIMARY KEY` (the rowid, rows in
 //!   key order); otherwise rows are kept in arrival order (rowid) and the key has a UNIQUE
-//!   index `dogana_key__<table>`. Later deliveries work on either layout.
+//!   index `dogana_key__<table>`. Later deliveries work on either layout. Indexes and
+//!   triggers a user built on the published table are built again on the table a full read
+//!   publishes, in its transaction; when one cannot be (a UNIQUE index the new rows violate)
+//!   the delivery fails with a [`UserObjectError`] and changes nothing.
 //! - its **ledger**, the view `dogana_ledgers(table_name, document)` with `document` the
 //!   ledger's canonical JSON (LOADER-10), kept region by region in `dogana_ledger_regions` with
 //!   its head, tail and identity in `dogana_ledger_heads`, so that a delivery writes only the
@@ -68,7 +71,7 @@ mod sql;
 mod store;
 
 pub use sql::sql_type;
-pub use store::{Sqlite, StoreOptions, Synchronous};
+pub use store::{Sqlite, StoreOptions, Synchronous, UserObjectError};
 
 /// The delivery engine over SQLite: open it with `Store::open(path)`.
 ///

@@ -78,6 +78,82 @@ struct Whole {
     spoiled: Option<String>,
 }
 
+/// An index or trigger a user built on a published table, which a full read builds again on
+/// the table it publishes.
+#[derive(Debug)]
+struct UserObject {
+    /// `index` or `trigger`.
+    kind: String,
+    name: String,
+    /// Its `CREATE` statement as `sqlite_master` keeps it (naming the published table).
+    sql: String,
+}
+
+/// Why a full read could not be published: an index or trigger a user built on the published
+/// table could not be built again on the delivered rows (a UNIQUE index two of them violate,
+/// a collation or function this connection lacks). The delivery failed and nothing changed:
+/// the table, its rows, its ledger and what is built on it are as they were, and no receipt
+/// was stored (an operational failure, GATE-25). It reaches the caller as
+/// [`StoreError::Backend`] of backend `sqlite`, whose source downcasts to it:
+///
+/// ```
+/// # fn why(e: &dogana_sqlite::StoreError) -> Option<String> {
+/// use dogana_sqlite::{StoreError, UserObjectError};
+/// if let StoreError::Backend { source, .. } = e {
+///     if let Some(u) = source.downcast_ref::<UserObjectError>() {
+///         return Some(format!("{} {:?} on {:?}", u.kind(), u.name(), u.table()));
+///     }
+/// }
+/// # None }
+/// ```
+#[derive(Debug)]
+pub struct UserObjectError {
+    table: String,
+    kind: String,
+    name: String,
+    source: rusqlite::Error,
+}
+
+impl UserObjectError {
+    /// The published table.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// `index` or `trigger`.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The index's or trigger's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// SQLite's error building it: for a UNIQUE index the rows violate, a constraint
+    /// violation.
+    pub fn sqlite_error(&self) -> &rusqlite::Error {
+        &self.source
+    }
+}
+
+impl std::fmt::Display for UserObjectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (kind, name, table) = (&self.kind, &self.name, &self.table);
+        write!(
+            f,
+            "the full read of table {table:?} was not published: the {kind} {name:?} built on the table cannot be built again on the delivered rows ({}); nothing changed: drop or change the {kind}, or deliver rows it accepts",
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for UserObjectError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// How a whole-table staging lays the rows out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum WholeLayout {
@@ -962,7 +1038,7 @@ impl Sqlite {
             return None;
         }
         let table = contract.table();
-        let name = format!("dogana_key__{table}");
+        let name = Sqlite::key_index_name(table);
         let ddl = format!(
             "CREATE UNIQUE INDEX IF NOT EXISTS main.{} ON {} ({})",
             quote_ident(&name),
@@ -972,9 +1048,77 @@ impl Sqlite {
         Some((name, ddl))
     }
 
+    /// The name of the UNIQUE index dogana builds on a published table's key.
+    fn key_index_name(table: &str) -> String {
+        format!("dogana_key__{table}")
+    }
+
     /// The name of the index dogana builds on a published table's window column.
     fn window_index_name(table: &str) -> String {
         format!("dogana_window__{table}")
+    }
+
+    /// The indexes and triggers a user built on the published `table`, as `sqlite_master`
+    /// keeps them (indexes first, each kind in creation order): every one with a `CREATE`
+    /// statement (an autoindex has none) except dogana's own, the key and window indexes.
+    fn user_objects(&self, table: &str) -> Result<Vec<UserObject>, StoreError> {
+        self.conn
+            .prepare_cached(
+                "SELECT type, name, sql FROM main.sqlite_master
+                 WHERE type IN ('index', 'trigger') AND tbl_name = ?1 COLLATE NOCASE
+                   AND sql IS NOT NULL AND name COLLATE NOCASE NOT IN (?2, ?3)
+                 ORDER BY type = 'trigger', rowid",
+            )
+            .and_then(|mut s| {
+                s.query_map(
+                    params![
+                        table,
+                        Sqlite::key_index_name(table),
+                        Sqlite::window_index_name(table)
+                    ],
+                    |r| {
+                        Ok(UserObject {
+                            kind: r.get(0)?,
+                            name: r.get(1)?,
+                            sql: r.get(2)?,
+                        })
+                    },
+                )?
+                .collect()
+            })
+            .sql()
+    }
+
+    /// Builds `objects` ([`Sqlite::user_objects`]) again on the published `table`, in the
+    /// caller's transaction, indexes with the small sort cache as dogana's own. The first that
+    /// fails stops it with a [`UserObjectError`] naming it.
+    fn rebuild_user_objects(&self, table: &str, objects: &[UserObject]) -> Result<(), StoreError> {
+        if objects.is_empty() {
+            return Ok(()); // most stores: one lookup
+        }
+        let sorts = objects.iter().any(|o| o.kind == "index");
+        if sorts {
+            self.cache(self.options.cache_mib.min(SORT_MIB))?;
+        }
+        let built = objects.iter().try_for_each(|o| {
+            self.conn.execute_batch(&o.sql).map_err(|source| {
+                StoreError::backend(
+                    "sqlite",
+                    UserObjectError {
+                        table: table.to_owned(),
+                        kind: o.kind.clone(),
+                        name: o.name.clone(),
+                        source,
+                    },
+                )
+            })
+        });
+        let restored = if sorts {
+            self.cache(self.options.cache_mib)
+        } else {
+            Ok(())
+        };
+        built.and(restored)
     }
 
     /// Makes sure the window `column` of the published `table` leads an index before a
@@ -1459,6 +1603,14 @@ impl Backend for Sqlite {
                 .sql()?;
             return Ok(());
         }
+        // what a user built on the table goes with it: read here and built again on the new
+        // one, in this transaction (a failure rolls the whole delivery back). A table of
+        // another row schema (not `keep`, RECOVERY-04) is new, as `Step::Drop` makes it.
+        let objects = if keep {
+            self.user_objects(table)?
+        } else {
+            Vec::new()
+        };
         // legacy: the rename neither checks nor rewrites the views naming the table, which
         // name the published table before and after
         self.conn
@@ -1468,7 +1620,8 @@ impl Backend for Sqlite {
                  ALTER TABLE main.{staged} RENAME TO {t};
                  PRAGMA legacy_alter_table = OFF;"
             ))
-            .sql()
+            .sql()?;
+        self.rebuild_user_objects(table, &objects)
     }
 
     fn keys_outside(
