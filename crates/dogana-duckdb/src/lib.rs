@@ -32,18 +32,23 @@
 //!   transaction while a later COMMIT may still report success; several statements sent in
 //!   one call are not one transaction in DuckDB 2.0. So the backend sends one statement per
 //!   call, turns the first error into a rollback, and checks that saving the ledger changed
-//!   exactly the rows it names (the head, and each region upserted).
+//!   exactly the rows it names (the head, and the regions deleted, updated and added).
 //! - **A ledger is kept region by region** (issue 16): the document is O(regions) (24 MB at
 //!   100,000), and a delivery changes a few of them; rewriting it also logged it whole in
 //!   DuckDB's WAL, past the 16 MB that makes DuckDB checkpoint, at every delivery.
-//!   `Ledger::region_rows_since` names the rows a delivery changed; they are written with
-//!   prepared statements (the head upserted, each gone region deleted, each new or changed
-//!   one upserted; more than 64 at once, as a whole ledger or a conversion writes them, are
-//!   appended to a TEMP table and upserted in one `INSERT … SELECT`). `ON CONFLICT` needs a
-//!   PRIMARY KEY, so the store's own two ledger tables have one (`table_name`;
-//!   `(table_name, low)`), unlike a published table: an upsert updates a kept region's text
-//!   in place (not its key), and a whole ledger deletes only the regions it no longer has, so
-//!   no key is deleted and inserted again in one transaction (the false duplicate below).
+//!   `Ledger::region_rows_since` names the rows a delivery changed, and which of them have a
+//!   stored key; they are written with one prepared statement per kind of change, since
+//!   DuckDB plans and runs each statement at a cost far above a few rows': the head updated
+//!   (inserted when it changed no row), the gone regions deleted (`low IN (…)`), the changed
+//!   ones updated from a `VALUES` list, the new ones inserted from one. More than 64 at once,
+//!   as a whole ledger or a conversion writes them, are appended to a TEMP table and upserted
+//!   in one `INSERT … SELECT … ON CONFLICT`, which needs a PRIMARY KEY, so the store's own
+//!   two ledger tables have one (`table_name`; `(table_name, low)`), unlike a published
+//!   table. An `ON CONFLICT` upsert costs DuckDB about twice an UPDATE or an INSERT of the
+//!   same rows (bench/duckdb.md), so the few rows of a delivery are not upserted. A kept
+//!   region's text is updated in place (not its key), and a whole ledger deletes only the
+//!   regions it no longer has, so no key is deleted and inserted again in one transaction
+//!   (the false duplicate below).
 //!   The region keys are BLOBs, which DuckDB compares bytewise, the keys' order, so the view's
 //!   `string_agg(region, ',' ORDER BY low)` is the document `Wire::to_json` writes. The engine
 //!   reads the identity beside the head and answers from the ledger it keeps before reading
@@ -60,7 +65,19 @@
 //! - **Staging in TEMP tables** through DuckDB's appender, typed as the published columns
 //!   (text for types the rows reader does not parse): private to the connection, gone after
 //!   a crash. Every connection runs with `TimeZone = 'UTC'`, so a datetime is the instant the
-//!   file gave.
+//!   file gave. A handle keeps its two staging tables for a table from one delivery to the
+//!   next of the same layout and empties them with DELETE after each, so that a small
+//!   delivery changes nothing in the catalog: any change there (a TEMP table made or dropped)
+//!   makes DuckDB bind every prepared statement again at its next use, an eighth of a small
+//!   delivery's time. After 4,096 rows staged in them they are dropped instead (DuckDB keeps a
+//!   deleted row's space until the table goes) and made again by the next delivery; a
+//!   rollback forgets them (it may have undone their making), and the next delivery makes
+//!   them with `CREATE OR REPLACE`.
+//! - **The published columns are those of a `SELECT * … LIMIT 0`** of the table, which binds
+//!   that table alone; `information_schema.columns` or `duckdb_columns()` list every column of
+//!   every table and view in the catalog first, 2 to 4 ms a call, a fifth of a small
+//!   delivery. A table that does not exist is DuckDB's catalog error, which leaves the
+//!   transaction usable. A receipt is numbered in the statement that saves it.
 //! - **A full read is staged whole and swapped in.** A delivery that, accepted, replaces every
 //!   row stages its live rows straight into a new table of the published columns in the main
 //!   database, `dogana_whole__{table}__{pid}_{n}`, written and committed in the decision's
