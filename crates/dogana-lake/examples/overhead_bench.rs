@@ -13,8 +13,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().expect("N").parse().expect("a number");
     let rounds: usize = args.next().map_or(15, |r| r.parse().expect("a number"));
-    let dir =
-        std::env::temp_dir().join(format!("dogana-lake-overhead-{n}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("dogana-lake-overhead-{n}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a directory");
     let lake = Lake::open(&dir.join("lake"), &LakeOptions::default(), true).expect("opens");
     let mut store = Store::new(lake);
