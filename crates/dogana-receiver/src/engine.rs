@@ -528,6 +528,36 @@ impl<B: Backend> Store<B> {
         })
     }
 
+    /// The ledger's part of a delivery of `manifest`, for the benchmark of issue 16
+    /// ([`crate::overhead`]): in one write transaction, what a delivery does for its ledger —
+    /// the replay lookup, the stored ledger, `Gate::evaluate` (the rows' checks taken as
+    /// passed), `follow`, and the save of the ledger and the receipt — then rolled back, so
+    /// the store is as it was. Returns the ledger the delivery would have left.
+    pub(crate) fn ledger_part(
+        &mut self,
+        contract: &Contract,
+        manifest: &Manifest,
+        now: Timestamp,
+    ) -> Result<Ledger, StoreError> {
+        let table = contract.table();
+        let b = &mut self.backend;
+        b.begin(Txn::Write, &[table])?;
+        let left = (|| {
+            if accepted_receipt(b, table, &manifest.identity())?.is_some() {
+                return Err(StoreError::Corrupt("the manifest was delivered already".into()));
+            }
+            let stored = stored_ledger(b, table)?;
+            let ledger = load_ledger(b, contract, false)?;
+            let receipt = Gate::evaluate(&ledger, manifest, &[], now, None, &[]);
+            let next = ledger.follow(&receipt)?;
+            save_ledger(b, table, &next, stored.as_ref())?;
+            b.save_receipt(table, &receipt)?;
+            Ok(next)
+        })();
+        b.rollback();
+        left
+    }
+
     /// Every receipt of `table`, in the order they were stored.
     pub fn receipts(&mut self, table: &str) -> Result<Vec<StoredReceipt>, StoreError> {
         let rows = self.within(Txn::Read, table, |b| b.receipts(table))?;
