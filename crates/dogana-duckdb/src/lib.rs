@@ -101,7 +101,7 @@
 
 mod backend;
 mod columns;
-mod harness;
+pub mod harness;
 mod stream;
 
 pub use backend::{duckdb_type, DuckDb, DuckDbOptions};

@@ -1,14 +1,19 @@
-//! The DuckDB store keeps each ledger region by region, with its identity beside it: a
-//! delivery writes the regions it changed, readers still see the reference's document and
-//! regions, a store of the earlier layout (one document per table) is read as it is and
-//! converted when opened for writing, and an identity that does not match the regions is found.
+//! What only DuckDB shows of a ledger kept region by region: the WAL a delivery leaves (the
+//! regions it changed, not the document), BLOB keys ordering the regions as the document does,
+//! the reference's `dogana_regions` over the region rows, and what a store of the earlier
+//! layout (one document per table) with two documents for a table or a user's views over it
+//! comes to. What every backend keeping its ledgers region by region does is in the
+//! conformance suite (`conformance_suite!(...; ledger_rows)`).
 
 use std::path::{Path, PathBuf};
 
 use dogana::{Contract, Ledger, LogicalType, Outcome, Shape, Timestamp, Window, Wire};
 use dogana_duckdb::duckdb::Connection;
+use dogana_duckdb::harness::REFERENCE_REGIONS;
 use dogana_duckdb::{Store, StoreError};
-use dogana_receiver::conformance::{deliver_window_of_day, now, orders, orders_csv, ts};
+use dogana_receiver::conformance::{
+    deliver_window_of_day, now, orders, orders_csv, ts, LedgerRowsHarness,
+};
 use dogana_receiver::{Backend, Txn};
 
 fn dir(name: &str) -> PathBuf {
@@ -23,10 +28,6 @@ fn deliver_day(store: &mut Store, d: &Path, day: u32) -> Outcome {
     deliver_window_of_day(store, d, day, 6).unwrap()
 }
 
-fn deliver_day_err(store: &mut Store, d: &Path, day: u32) -> StoreError {
-    deliver_window_of_day(store, d, day, 7).unwrap_err()
-}
-
 /// The stored document of `table`, as a reader of `dogana_ledgers` sees it.
 fn document(conn: &Connection, table: &str) -> String {
     conn.query_row(
@@ -36,20 +37,6 @@ fn document(conn: &Connection, table: &str) -> String {
     )
     .unwrap()
 }
-
-/// The reference's DuckDB view over the documents ("Ledger JSON"), as a query: what
-/// `dogana_regions` was before ledgers were kept region by region.
-const REFERENCE_REGIONS: &str = "select l.table_name,
-       json_extract_string(l.document, '$.publication_id') as publication_id,
-       r.key::integer as region_index,
-       json_extract(r.value, '$.low') as low,
-       json_extract(r.value, '$.high') as high,
-       json_extract(r.value, '$.low_open')::boolean as low_open,
-       json_extract(r.value, '$.high_open')::boolean as high_open,
-       json_extract_string(r.value, '$.complete_as_of.\"$datetime\"')::timestamptz as complete_as_of,
-       json_extract_string(r.value, '$.deletions_as_of.\"$datetime\"')::timestamptz as deletions_as_of
-from dogana_ledgers l,
-     json_each(l.document, '$.regions') r";
 
 /// Every row of a regions query, as text, in order, with its column types.
 fn regions_of(conn: &Connection, from: &str) -> (Vec<String>, Vec<Vec<Option<String>>>) {
@@ -148,7 +135,7 @@ fn deliver_daily(store: &mut Store, d: &Path, i: usize) {
 }
 
 #[test]
-fn a_delivery_writes_the_regions_it_changed_not_the_ledger() {
+fn a_delivery_logs_the_regions_it_changed_not_the_document() {
     // rule: RECV-09 — the ledger saved with the acceptance is the ledger followed
     let d = dir("few");
     let path = d.join("s.duckdb");
@@ -329,22 +316,19 @@ fn blob_keys_order_the_regions_as_the_document_does() {
 }
 
 #[test]
-fn the_view_is_the_canonical_document_through_a_history() {
-    // rule: LOADER-10 — byte for byte, after every kind of change: a window, a region split
-    // and merged, a complete replacement
+fn the_reference_regions_over_the_region_rows_through_a_history() {
+    // rule: LOADER-11 — the reference's rows, over the region rows, after every kind of
+    // change: a window, a region split and merged, a complete replacement
     let d = dir("history");
     let mut store = Store::open(d.join("s.duckdb")).unwrap();
     for day in [5, 1, 9, 3, 7, 2, 4, 6, 8] {
         assert_eq!(deliver_day(&mut store, &d, day), Outcome::Accepted);
-        let ledger = store.ledger("orders").unwrap().unwrap();
         let conn = store.backend().connection();
         assert_eq!(
-            document(conn, "orders"),
-            ledger.to_json(),
+            view_rows(conn),
+            regions_of(conn, REFERENCE_REGIONS),
             "after day {day}"
         );
-        // rule: LOADER-11 — the reference's rows, over the region rows
-        assert_eq!(view_rows(conn), regions_of(conn, REFERENCE_REGIONS));
     }
     let file = d.join("full.csv");
     std::fs::write(
@@ -359,122 +343,21 @@ fn the_view_is_the_canonical_document_through_a_history() {
         .unwrap();
     let delivery = store.deliver(&file, &orders(), &m, now(), None).unwrap();
     assert_eq!(delivery.receipt.outcome(), Outcome::Accepted);
-    let ledger = store.ledger("orders").unwrap().unwrap();
     let conn = store.backend().connection();
-    assert_eq!(document(conn, "orders"), ledger.to_json());
-    let view = view_rows(conn);
-    assert_eq!(view.1.len(), ledger.region_count());
-    assert_eq!(view, regions_of(conn, REFERENCE_REGIONS));
-    assert!(store.verify("orders").unwrap().ok());
+    assert_eq!(view_rows(conn), regions_of(conn, REFERENCE_REGIONS));
 }
 
-/// Turns a store (closed) into the layout of earlier versions: `dogana_ledgers` a table of
-/// documents and `dogana_regions` the reference's view over them, as those versions made them.
-fn to_earlier_layout(path: &Path) {
-    let conn = Connection::open(path).unwrap();
-    for sql in [
-        "BEGIN TRANSACTION",
-        "CREATE TABLE documents AS SELECT table_name, document FROM dogana_ledgers",
-        "DROP VIEW dogana_regions",
-        "DROP VIEW dogana_ledgers",
-        "DROP TABLE dogana_ledger_regions",
-        "DROP TABLE dogana_ledger_heads",
-        "CREATE TABLE dogana_ledgers (table_name VARCHAR NOT NULL, document VARCHAR NOT NULL)",
-        "INSERT INTO dogana_ledgers SELECT table_name, document FROM documents",
-        "DROP TABLE documents",
-        &format!("CREATE VIEW dogana_regions AS {REFERENCE_REGIONS}"),
-        "COMMIT",
-    ] {
-        conn.execute(sql, []).unwrap();
-    }
+/// Turns the store into the layout of earlier versions (the harness's, with the documents it
+/// holds: `dogana_regions` the reference's view over them), and closes it.
+fn to_earlier_layout(mut store: Store) {
+    let b = store.backend_mut();
+    let documents = b.documents().unwrap();
+    b.to_earlier_layout(&documents).unwrap();
 }
 
 /// A raw connection on a closed store, for a look and a change behind its back.
 fn raw(path: &Path) -> Connection {
     Connection::open(path).unwrap()
-}
-
-#[test]
-fn a_store_of_the_earlier_layout_is_read_and_converted() {
-    // rule: LOADER-10 — dogana_ledgers(table_name, document) in either layout
-    let d = dir("convert");
-    let path = d.join("s.duckdb");
-    let mut store = Store::open(&path).unwrap();
-    for day in [1, 3, 5] {
-        assert_eq!(deliver_day(&mut store, &d, day), Outcome::Accepted);
-    }
-    let ledger = store.ledger("orders").unwrap().unwrap();
-    let regions = view_rows(store.backend().connection());
-    drop(store);
-    to_earlier_layout(&path);
-    {
-        let conn = raw(&path);
-        assert_eq!(kind(&conn, "dogana_ledgers").as_deref(), Some("BASE TABLE"));
-        // rule: LOADER-11 — the earlier view and this one give the same rows
-        assert_eq!(view_rows(&conn), regions);
-    }
-    // read as it is, nothing changed
-    let mut reader = Store::open_read_only(&path).unwrap();
-    assert_eq!(reader.ledger("orders").unwrap().unwrap(), ledger);
-    assert!(reader.verify("orders").unwrap().ok());
-    assert_eq!(reader.tables().unwrap(), vec!["orders".to_owned()]);
-    drop(reader);
-    {
-        let conn = raw(&path);
-        assert_eq!(kind(&conn, "dogana_ledgers").as_deref(), Some("BASE TABLE"));
-        assert_eq!(kind(&conn, "dogana_ledger_heads"), None);
-    }
-    // converted when opened for writing, then delivered to
-    let mut store = Store::open(&path).unwrap();
-    let conn = store.backend().connection().try_clone().unwrap();
-    assert_eq!(kind(&conn, "dogana_ledgers").as_deref(), Some("VIEW"));
-    assert_eq!(
-        kind(&conn, "dogana_ledger_heads").as_deref(),
-        Some("BASE TABLE")
-    );
-    assert_eq!(store.ledger("orders").unwrap().unwrap(), ledger);
-    assert_eq!(document(&conn, "orders"), ledger.to_json());
-    assert_eq!(view_rows(&conn), regions);
-    let identity: String = conn
-        .query_row(
-            "SELECT identity FROM dogana_ledger_heads WHERE table_name = 'orders'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(identity, ledger.identity());
-    assert_eq!(deliver_day(&mut store, &d, 7), Outcome::Accepted);
-    assert!(store.verify("orders").unwrap().ok());
-    assert_eq!(
-        document(&conn, "orders"),
-        store.ledger("orders").unwrap().unwrap().to_json()
-    );
-}
-
-#[test]
-fn an_unreadable_document_stops_the_conversion_and_changes_nothing() {
-    // rule: RECOVERY-01 — a damaged ledger is reported, never silently replaced
-    let d = dir("unreadable");
-    let path = d.join("s.duckdb");
-    let mut store = Store::open(&path).unwrap();
-    assert_eq!(deliver_day(&mut store, &d, 1), Outcome::Accepted);
-    drop(store);
-    to_earlier_layout(&path);
-    let damaged = "{\"kind\": \"Ledger\"}";
-    raw(&path)
-        .execute("UPDATE dogana_ledgers SET document = ?", [damaged])
-        .unwrap();
-    let e = Store::open(&path).unwrap_err();
-    assert!(
-        matches!(&e, StoreError::Corrupt(m) if m.contains("\"orders\"") && m.contains("cannot be converted")),
-        "{e}"
-    );
-    let conn = raw(&path);
-    assert_eq!(kind(&conn, "dogana_ledgers").as_deref(), Some("BASE TABLE"));
-    assert_eq!(kind(&conn, "dogana_regions").as_deref(), Some("VIEW"));
-    assert_eq!(kind(&conn, "dogana_ledger_heads"), None);
-    assert_eq!(kind(&conn, "dogana_ledger_regions"), None);
-    assert_eq!(document(&conn, "orders"), damaged);
 }
 
 #[test]
@@ -484,8 +367,7 @@ fn two_documents_for_one_table_stop_the_conversion_and_change_nothing() {
     let path = d.join("s.duckdb");
     let mut store = Store::open(&path).unwrap();
     assert_eq!(deliver_day(&mut store, &d, 1), Outcome::Accepted);
-    drop(store);
-    to_earlier_layout(&path);
+    to_earlier_layout(store);
     raw(&path)
         .execute(
             "INSERT INTO dogana_ledgers SELECT * FROM dogana_ledgers WHERE table_name = 'orders'",
@@ -520,8 +402,7 @@ fn a_view_of_the_users_over_the_earlier_table_reads_on_after_the_conversion() {
     let mut store = Store::open(&path).unwrap();
     assert_eq!(deliver_day(&mut store, &d, 1), Outcome::Accepted);
     let ledger = store.ledger("orders").unwrap().unwrap();
-    drop(store);
-    to_earlier_layout(&path);
+    to_earlier_layout(store);
     {
         let conn = raw(&path);
         conn.execute(
@@ -546,67 +427,4 @@ fn a_view_of_the_users_over_the_earlier_table_reads_on_after_the_conversion() {
         .query_row("SELECT document FROM my_ledgers", [], |r| r.get(0))
         .unwrap();
     assert_eq!(doc, ledger.to_json());
-}
-
-#[test]
-fn an_identity_that_does_not_match_the_regions_is_found() {
-    // rule: RECV-12 — verify compares what is stored; a delivery does not build on it
-    let d = dir("identity");
-    let path = d.join("s.duckdb");
-    let mut store = Store::open(&path).unwrap();
-    for day in [1, 3] {
-        assert_eq!(deliver_day(&mut store, &d, day), Outcome::Accepted);
-    }
-    drop(store);
-    let other = Ledger::new(orders()).identity();
-    raw(&path)
-        .execute(
-            "UPDATE dogana_ledger_heads SET identity = ? WHERE table_name = 'orders'",
-            [&other],
-        )
-        .unwrap();
-    let mut store = Store::open(&path).unwrap();
-    let report = store.verify("orders").unwrap();
-    assert!(
-        report.problems.iter().any(|p| p.contains(&other)),
-        "{:?}",
-        report.problems
-    );
-    let receipts = store.receipts("orders").unwrap().len();
-    let e = deliver_day_err(&mut store, &d, 5);
-    assert!(
-        matches!(&e, StoreError::Corrupt(m) if m.contains(&other)),
-        "{e}"
-    );
-    assert_eq!(store.receipts("orders").unwrap().len(), receipts);
-}
-
-#[test]
-fn writers_opening_an_earlier_store_at_once_convert_it_once() {
-    // rule: RECV-13 — one committed state: the conversion is one transaction under the lock
-    let d = dir("race");
-    let path = d.join("s.duckdb");
-    let mut store = Store::open(&path).unwrap();
-    for day in [1, 3] {
-        assert_eq!(deliver_day(&mut store, &d, day), Outcome::Accepted);
-    }
-    let ledger = store.ledger("orders").unwrap().unwrap();
-    drop(store);
-    to_earlier_layout(&path);
-    let opened: Vec<Ledger> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..4)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut store = Store::open(&path).unwrap();
-                    store.ledger("orders").unwrap().unwrap()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    assert!(opened.iter().all(|l| *l == ledger));
-    let mut store = Store::open(&path).unwrap();
-    assert!(store.verify("orders").unwrap().ok());
-    assert_eq!(deliver_day(&mut store, &d, 5), Outcome::Accepted);
-    assert!(store.verify("orders").unwrap().ok());
 }

@@ -5,8 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use dogana_receiver::conformance::{copy_dir, Damage, Harness};
+use dogana_receiver::conformance::{
+    copy_dir, Damage, Harness, LedgerLayout, LedgerRowsHarness, RegionRow,
+};
 use dogana_receiver::sql::quote_ident;
+use dogana_receiver::StoreError;
 
 use crate::backend::one_line;
 use crate::{Postgres, PostgresOptions};
@@ -216,5 +219,155 @@ impl Harness for Postgres {
         }
         sql.push_str("COMMIT;");
         client.batch_execute(&sql).map_err(|e| e.to_string())
+    }
+}
+
+impl LedgerRowsHarness for Postgres {
+    /// The folder's schema, as [`Harness::create`] named it, without waiting for other
+    /// sessions or creating anything: as another process would connect.
+    fn open_store(dir: &Path, write: bool) -> Result<Postgres, StoreError> {
+        let url = test_url().map_err(StoreError::Unavailable)?;
+        Postgres::connect(
+            &with_schema(&url, &schema_of(dir)),
+            &PostgresOptions::default(),
+            write,
+        )
+    }
+
+    fn layout(&mut self) -> Result<LedgerLayout, String> {
+        let schema = self.schema().to_owned();
+        let mut kind = |name: &str| -> Result<Option<String>, String> {
+            self.client()
+                .query_opt(
+                    "SELECT c.relkind::text FROM pg_class c
+                     JOIN pg_namespace n ON n.oid = c.relnamespace
+                     WHERE n.nspname = $1 AND c.relname = $2",
+                    &[&schema, &name],
+                )
+                .map(|r| r.map(|r| r.get(0)))
+                .map_err(|e| one_line(&e))
+        };
+        let found = (
+            kind("dogana_ledgers")?,
+            kind("dogana_regions")?,
+            kind("dogana_ledger_heads")?,
+            kind("dogana_ledger_regions")?,
+        );
+        Ok(match &found {
+            (Some(l), Some(r), Some(h), Some(g)) if l == "v" && r == "v" && h == "r" && g == "r" => {
+                LedgerLayout::Rows
+            }
+            (Some(l), Some(r), None, None) if l == "r" && r == "v" => LedgerLayout::Earlier,
+            _ => LedgerLayout::Other(format!(
+                "relkind of dogana_ledgers, dogana_regions, dogana_ledger_heads, dogana_ledger_regions: {found:?}"
+            )),
+        })
+    }
+
+    fn documents(&mut self) -> Result<Vec<(String, String)>, String> {
+        let s = quote_ident(self.schema());
+        Ok(self
+            .client()
+            .query(
+                &format!("SELECT table_name, document FROM {s}.dogana_ledgers ORDER BY table_name"),
+                &[],
+            )
+            .map_err(|e| one_line(&e))?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect())
+    }
+
+    fn regions_view(&mut self) -> Result<Vec<Vec<Option<String>>>, String> {
+        let s = quote_ident(self.schema());
+        Ok(self
+            .client()
+            .query(
+                &format!(
+                    "SELECT table_name, publication_id, region_index::text, low::text, high::text,
+                            low_open::text, high_open::text, complete_as_of::text,
+                            deletions_as_of::text
+                     FROM {s}.dogana_regions r ORDER BY r.table_name, r.region_index"
+                ),
+                &[],
+            )
+            .map_err(|e| one_line(&e))?
+            .iter()
+            .map(|r| (0..9).map(|i| r.get(i)).collect())
+            .collect())
+    }
+
+    /// The row's `xmin` for its version: the transaction that inserted it, or wrote it again
+    /// (an update is a new version of the row).
+    fn region_rows(&mut self, table: &str) -> Result<Vec<RegionRow>, String> {
+        let s = quote_ident(self.schema());
+        Ok(self
+            .client()
+            .query(
+                &format!(
+                    "SELECT low, region, xmin::text FROM {s}.dogana_ledger_regions
+                     WHERE table_name = $1 ORDER BY low"
+                ),
+                &[&table],
+            )
+            .map_err(|e| one_line(&e))?
+            .iter()
+            .map(|r| RegionRow {
+                low: r.get(0),
+                region: r.get(1),
+                written: r.get(2),
+            })
+            .collect())
+    }
+
+    fn to_earlier_layout(&mut self, documents: &[(String, String)]) -> Result<(), String> {
+        let s = quote_ident(self.schema());
+        let mut txn = self.client().transaction().map_err(|e| one_line(&e))?;
+        txn.batch_execute(&format!(
+            "DROP VIEW {s}.dogana_regions;
+             DROP VIEW {s}.dogana_ledgers;
+             DROP TABLE {s}.dogana_ledger_regions;
+             DROP TABLE {s}.dogana_ledger_heads;
+             CREATE TABLE {s}.dogana_ledgers (
+                 table_name TEXT PRIMARY KEY,
+                 document   TEXT NOT NULL
+             );"
+        ))
+        .map_err(|e| one_line(&e))?;
+        for (table, document) in documents {
+            txn.execute(
+                &format!("INSERT INTO {s}.dogana_ledgers (table_name, document) VALUES ($1, $2)"),
+                &[table, document],
+            )
+            .map_err(|e| one_line(&e))?;
+        }
+        txn.batch_execute(&format!(
+            "CREATE VIEW {s}.dogana_regions AS
+             SELECT l.table_name,
+                    l.document::jsonb ->> 'publication_id' AS publication_id,
+                    (r.ordinality - 1)::integer AS region_index,
+                    r.value -> 'low' AS low,
+                    r.value -> 'high' AS high,
+                    (r.value ->> 'low_open')::boolean AS low_open,
+                    (r.value ->> 'high_open')::boolean AS high_open,
+                    (r.value -> 'complete_as_of' ->> '$datetime')::timestamptz AS complete_as_of,
+                    (r.value -> 'deletions_as_of' ->> '$datetime')::timestamptz AS deletions_as_of
+             FROM {s}.dogana_ledgers l,
+                  jsonb_array_elements(l.document::jsonb -> 'regions')
+                      WITH ORDINALITY AS r(value, ordinality);"
+        ))
+        .map_err(|e| one_line(&e))?;
+        txn.commit().map_err(|e| one_line(&e))
+    }
+
+    fn damage_identity(&mut self, table: &str, identity: &str) -> Result<(), String> {
+        let s = quote_ident(self.schema());
+        self.client()
+            .execute(
+                &format!("UPDATE {s}.dogana_ledger_heads SET identity = $1 WHERE table_name = $2"),
+                &[&identity, &table],
+            )
+            .map(drop)
+            .map_err(|e| one_line(&e))
     }
 }

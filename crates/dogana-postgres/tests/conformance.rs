@@ -3,4 +3,4 @@
 //! `DOGANA_PG_URL` names (`bash scripts/test-postgres.sh`). Each checks `verify` after every
 //! step (RECV-12).
 
-dogana_receiver::conformance_suite!(dogana_postgres::Store);
+dogana_receiver::conformance_suite!(dogana_postgres::Store; ledger_rows);

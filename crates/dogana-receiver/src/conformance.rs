@@ -130,6 +130,9 @@ pub trait Receiver: Sized {
         jobs: &[Job],
         second: &Job,
     ) -> Result<(Vec<Receipt>, u32), String>;
+    /// Whether the backend keeps its ledgers region by region ([`Backend::keeps_ledger_rows`]):
+    /// then its suite runs the ledger-rows cases too ([`conformance_suite!`](crate::conformance_suite)).
+    fn keeps_ledger_rows(&self) -> bool;
 }
 
 /// What the conformance suite needs of a backend beyond the port: a fresh one, a second
@@ -278,6 +281,10 @@ impl<B: Harness> Receiver for Store<B> {
         drop(other);
         let d = self.commit_group(decision).map_err(err)?;
         Ok((d.receipts, d.redecided))
+    }
+
+    fn keeps_ledger_rows(&self) -> bool {
+        self.backend().keeps_ledger_rows()
     }
 }
 
@@ -1766,12 +1773,21 @@ pub fn impossible_names_refused<R: Receiver>() {
 /// Expands to the whole suite, one `#[test]` per case, against a [`Receiver`] type: what every
 /// backend's test file instantiates, so that no backend runs fewer cases.
 ///
+/// A backend keeps its ledgers either as whole documents (the port's default: the lake) or
+/// region by region ([`Backend::keeps_ledger_rows`]: SQLite, DuckDB, Postgres), and says which
+/// here. One that keeps them region by region names `ledger_rows`, and its suite runs the
+/// ledger-rows cases too (its harness is a [`LedgerRowsHarness`], or the test does not
+/// compile); one that does not gets the case `ledgers_kept_whole` in their place, which fails
+/// if the backend keeps them region by region after all. So no backend runs fewer cases than
+/// what it keeps calls for, and none passes a case that does not apply to it.
+///
 /// ```ignore
-/// dogana_receiver::conformance_suite!(dogana_sqlite::Store);
+/// dogana_receiver::conformance_suite!(dogana_sqlite::Store; ledger_rows);
+/// dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::Lake>);
 /// ```
 #[macro_export]
 macro_rules! conformance_suite {
-    ($receiver:ty) => {
+    (@cases $receiver:ty) => {
         $crate::conformance_tests!($receiver;
             // rule: CHECK-01, CHECK-18, CHECK-19, GATE-02, LOADER-04, LOADER-05, LOADER-06, RECV-07, RECV-17
             honest_delivery_passes_every_check,
@@ -1872,6 +1888,30 @@ macro_rules! conformance_suite {
             group_stale_head_redecided,
             // rule: RECV-06, RECV-08
             staged_rows_stay_with_their_delivery,
+        );
+    };
+    ($receiver:ty; ledger_rows) => {
+        $crate::conformance_suite!(@cases $receiver);
+        $crate::conformance_tests!($receiver;
+            // rule: RECV-09, LOADER-10, LOADER-11
+            ledger_delivery_writes_the_regions_it_changed,
+            // rule: LOADER-10, LOADER-11
+            ledger_view_is_the_document_through_a_history,
+            // rule: LOADER-10, LOADER-11
+            ledger_earlier_layout_read_and_converted,
+            // rule: RECOVERY-01
+            ledger_unreadable_document_stops_the_conversion,
+            // rule: RECV-12
+            ledger_identity_not_matching_the_regions_is_found,
+            // rule: RECV-13
+            ledger_writers_at_once_convert_once,
+        );
+    };
+    ($receiver:ty) => {
+        $crate::conformance_suite!(@cases $receiver);
+        $crate::conformance_tests!($receiver;
+            // rule: RECV-09
+            ledgers_kept_whole,
         );
     };
 }
@@ -2359,4 +2399,415 @@ pub fn typed_column_the_file_lacks_refused<R: Receiver>() {
     let e = fx.r.deliver(&job).map(|d| d.receipt).expect_err("refused");
     assert!(e.contains("amuont") && e.contains("does not have"), "{e}");
     assert!(fx.state("orders").receipts.is_empty(), "nothing stored");
+}
+
+// ---------------------------------------------------------------------------------------------
+// ledgers kept region by region
+
+/// How a store keeps its ledgers, as [`LedgerRowsHarness::layout`] finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LedgerLayout {
+    /// This version's: the tables `dogana_ledger_heads` and `dogana_ledger_regions`, and
+    /// `dogana_ledgers` a view assembling each document from them.
+    Rows,
+    /// Earlier versions': `dogana_ledgers` a table of whole documents, `dogana_regions` the
+    /// view over it, and neither the heads nor the region rows.
+    Earlier,
+    /// Neither (a store half converted), described.
+    Other(String),
+}
+
+/// One stored region row of a ledger, as [`LedgerRowsHarness::region_rows`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RegionRow {
+    /// The row's key: the order-preserving key of the region's low end.
+    pub low: Vec<u8>,
+    /// The region's canonical JSON.
+    pub region: String,
+    /// What changes whenever the row is written, as far as the backend can tell (its version:
+    /// Postgres's `xmin`, DuckDB's `rowid`, on SQLite how often this handle wrote it).
+    pub written: String,
+}
+
+/// What the ledger-rows cases need of a backend that keeps its ledgers region by region
+/// ([`Backend::keeps_ledger_rows`]): opening its store again for writing or for reading only,
+/// a look at its own tables, and the earlier layout and damage made behind the engine's back.
+/// A backend that keeps whole documents (the lake) has none of these and implements none:
+/// its suite runs `ledgers_kept_whole` in place of the ledger-rows cases
+/// ([`conformance_suite!`](crate::conformance_suite)).
+pub trait LedgerRowsHarness: Harness {
+    /// Opens the store [`Harness::create`] made in `dir`, for writing (converting a store of
+    /// the earlier layout) or for reading only (changing nothing), as another process would.
+    fn open_store(dir: &Path, write: bool) -> Result<Self, StoreError>;
+    /// How the store keeps its ledgers.
+    fn layout(&mut self) -> Result<LedgerLayout, String>;
+    /// Every row of `dogana_ledgers(table_name, document)`, by table: what a user's query
+    /// reads, in either layout (LOADER-10).
+    fn documents(&mut self) -> Result<Vec<(String, String)>, String>;
+    /// Every row of `dogana_regions`, each column as text, by table and region index: what a
+    /// user's query reads, in either layout (LOADER-11).
+    fn regions_view(&mut self) -> Result<Vec<Vec<Option<String>>>, String>;
+    /// The stored region rows of `table`, by key.
+    fn region_rows(&mut self, table: &str) -> Result<Vec<RegionRow>, String>;
+    /// Turns the store into the layout of earlier versions, holding these documents: a
+    /// `dogana_ledgers` table of `(table_name, document)` and `dogana_regions` the view over
+    /// it, as those versions made them; the region rows and heads dropped. The handle is
+    /// dropped after (what it knows of the store is gone).
+    fn to_earlier_layout(&mut self, documents: &[(String, String)]) -> Result<(), String>;
+    /// Overwrites the identity stored beside `table`'s region rows, leaving the rows.
+    fn damage_identity(&mut self, table: &str, identity: &str) -> Result<(), String>;
+}
+
+/// A [`Store`] over a [`LedgerRowsHarness`] backend: what the ledger-rows cases run on.
+pub trait LedgerRowsStore {
+    /// The backend.
+    type Backend: LedgerRowsHarness;
+}
+
+impl<B: LedgerRowsHarness> LedgerRowsStore for Store<B> {
+    type Backend = B;
+}
+
+/// A fresh folder, removed afterwards unless the test failed.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new(name: &str) -> Folder {
+        let dir = std::env::temp_dir().join(format!(
+            "dogana-ledger-rows-{}-{}-{name}",
+            std::process::id(),
+            DIRS.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        Folder(dir)
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A new store in `d` keeping its ledgers region by region.
+fn rows_store<B: LedgerRowsHarness>(d: &Path) -> Store<B> {
+    let store = Store::new(B::create(d).expect("a store"));
+    assert!(
+        store.backend().keeps_ledger_rows(),
+        "the suite runs the ledger-rows cases on a backend that keeps whole documents"
+    );
+    store
+}
+
+/// Opens the store in `d` again.
+fn reopened<B: LedgerRowsHarness>(d: &Path, write: bool) -> Store<B> {
+    Store::new(B::open_store(d, write).expect("the store opens"))
+}
+
+/// Delivers [`window_of_day`] of `day` at 06:`day`, accepted.
+fn accept_day<B: Backend>(store: &mut Store<B>, d: &Path, day: u32) {
+    let outcome = deliver_window_of_day(store, d, day, 6).expect("delivers");
+    assert_eq!(outcome, Outcome::Accepted, "day {day}");
+}
+
+fn stored_ledger<B: Backend>(store: &mut Store<B>) -> Ledger {
+    store.ledger("orders").expect("reads").expect("a ledger")
+}
+
+fn stored_identity<B: Backend>(store: &mut Store<B>) -> Option<String> {
+    let b = store.backend_mut();
+    b.begin(crate::Txn::Read, &["orders"]).expect("begins");
+    let identity = b.ledger_identity("orders").expect("reads the identity");
+    b.commit().expect("commits");
+    identity
+}
+
+fn verified<B: Backend>(store: &mut Store<B>) {
+    let report = store.verify("orders").expect("verify");
+    assert!(report.ok(), "{:#?}", report.problems);
+}
+
+/// The region rows a change wrote: those new or written again, and those removed.
+fn rows_written(before: &[RegionRow], after: &[RegionRow]) -> usize {
+    let written = after.iter().filter(|r| !before.contains(r)).count();
+    let removed = before
+        .iter()
+        .filter(|b| !after.iter().any(|a| a.low == b.low))
+        .count();
+    written + removed
+}
+
+/// A backend whose suite runs no ledger-rows cases keeps its ledgers as whole documents, and
+/// the ledger saved with each acceptance is the ledger followed.
+pub fn ledgers_kept_whole<R: Receiver>() {
+    // rule: RECV-09 — the ledger saved with the acceptance is the ledger followed
+    let mut fx = Fixture::<R>::new("whole");
+    assert!(
+        !fx.r.keeps_ledger_rows(),
+        "this backend keeps its ledgers region by region: its suite must run the ledger-rows \
+         cases (`conformance_suite!(...; ledger_rows)`, its harness a LedgerRowsHarness)"
+    );
+    let mut expected = Ledger::new(orders());
+    for day in [5, 1, 3] {
+        let (file, manifest) = window_of_day(&fx.dir, day, 6);
+        let job = Job {
+            file,
+            contract: orders(),
+            manifest,
+            now: now(),
+            source: None,
+            column_types: Vec::new(),
+        };
+        let receipt = fx.accept(&job);
+        expected = expected.follow(&receipt).expect("follows");
+        assert_eq!(fx.state("orders").ledger.as_ref(), Some(&expected));
+    }
+}
+
+/// A delivery writes the region rows it changed (a few around its window), not the ledger:
+/// the other rows are never written again. Readers still see the reference's document and one
+/// region row per region, in order; the identity beside the rows is the ledger's.
+pub fn ledger_delivery_writes_the_regions_it_changed<S: LedgerRowsStore>() {
+    // rule: RECV-09 — the ledger saved with the acceptance is the ledger followed
+    let d = Folder::new("few");
+    let mut store = rows_store::<S::Backend>(&d.0);
+    for day in (1..=27).step_by(2) {
+        accept_day(&mut store, &d.0, day);
+    }
+    let regions = stored_ledger(&mut store).region_count();
+    assert!(regions > 25, "{regions} regions");
+    let before = store.backend_mut().region_rows("orders").expect("rows");
+    assert_eq!(before.len(), regions);
+    accept_day(&mut store, &d.0, 28);
+    let ledger = stored_ledger(&mut store);
+    let after = store.backend_mut().region_rows("orders").expect("rows");
+    assert_eq!(after.len(), ledger.region_count());
+    // the region of day 28 and the ones beside it: rewriting the ledger whole would write
+    // every row
+    let written = rows_written(&before, &after);
+    assert!(
+        (1..=3).contains(&written),
+        "{written} region rows written for a ledger of {} regions",
+        after.len()
+    );
+    assert_eq!(stored_identity(&mut store), Some(ledger.identity()));
+    // rule: LOADER-10 — dogana_ledgers(table_name, document), document = ledger.to_json()
+    let documents = store.backend_mut().documents().expect("documents");
+    assert_eq!(documents, [("orders".to_owned(), ledger.to_json())]);
+    // rule: LOADER-11 — one row per region, in order
+    let view = store.backend_mut().regions_view().expect("regions");
+    assert_eq!(view.len(), ledger.region_count());
+    for (i, row) in view.iter().enumerate() {
+        assert_eq!(row[0].as_deref(), Some("orders"));
+        assert_eq!(row[2].as_deref(), Some(i.to_string().as_str()), "{row:?}");
+    }
+    verified(&mut store);
+}
+
+/// The document readers see is the ledger's, byte for byte, after every kind of change: a
+/// window, a region split and merged, a complete replacement.
+pub fn ledger_view_is_the_document_through_a_history<S: LedgerRowsStore>() {
+    // rule: LOADER-10 — byte for byte, after every kind of change
+    let d = Folder::new("history");
+    let mut store = rows_store::<S::Backend>(&d.0);
+    for day in [5, 1, 9, 3, 7, 2, 4, 6, 8] {
+        accept_day(&mut store, &d.0, day);
+        let ledger = stored_ledger(&mut store);
+        let documents = store.backend_mut().documents().expect("documents");
+        assert_eq!(
+            documents,
+            [("orders".to_owned(), ledger.to_json())],
+            "after day {day}"
+        );
+    }
+    let file = d.0.join("full.csv");
+    std::fs::write(
+        &file,
+        orders_csv(&[(1, "2026-10-01", "2026-10-01T10:00:00Z", "2.00", false)]),
+    )
+    .expect("writes the file");
+    let m = orders()
+        .manifest("full", ts("2026-10-27T06:00:00Z"))
+        .rows(1)
+        .build()
+        .expect("a manifest");
+    let delivery = store
+        .deliver(&file, &orders(), &m, now(), None)
+        .expect("delivers");
+    assert_eq!(delivery.receipt.outcome(), Outcome::Accepted);
+    let ledger = stored_ledger(&mut store);
+    let documents = store.backend_mut().documents().expect("documents");
+    assert_eq!(documents, [("orders".to_owned(), ledger.to_json())]);
+    // rule: LOADER-11 — one row per region
+    let view = store.backend_mut().regions_view().expect("regions");
+    assert_eq!(view.len(), ledger.region_count());
+    assert_eq!(
+        store
+            .backend_mut()
+            .region_rows("orders")
+            .expect("rows")
+            .len(),
+        ledger.region_count()
+    );
+    verified(&mut store);
+}
+
+/// A store of the earlier layout (a `dogana_ledgers` table of documents) is read as it is,
+/// changing nothing, and converted when opened for writing: the same ledger, document and
+/// regions, the identity beside the rows, and deliveries go on.
+pub fn ledger_earlier_layout_read_and_converted<S: LedgerRowsStore>() {
+    // rule: LOADER-10 — dogana_ledgers(table_name, document) in either layout
+    let d = Folder::new("convert");
+    let mut store = rows_store::<S::Backend>(&d.0);
+    for day in [1, 3, 5] {
+        accept_day(&mut store, &d.0, day);
+    }
+    let ledger = stored_ledger(&mut store);
+    let regions = store.backend_mut().regions_view().expect("regions");
+    let documents = store.backend_mut().documents().expect("documents");
+    store
+        .backend_mut()
+        .to_earlier_layout(&documents)
+        .expect("the earlier layout");
+    drop(store);
+    // read as it is, nothing changed
+    let mut reader = reopened::<S::Backend>(&d.0, false);
+    assert_eq!(reader.backend_mut().layout(), Ok(LedgerLayout::Earlier));
+    // rule: LOADER-11 — the earlier view and this one give the same rows
+    assert_eq!(reader.backend_mut().regions_view(), Ok(regions.clone()));
+    assert_eq!(reader.backend_mut().documents(), Ok(documents.clone()));
+    assert_eq!(stored_ledger(&mut reader), ledger);
+    verified(&mut reader);
+    assert_eq!(reader.tables().expect("tables"), ["orders"]);
+    drop(reader);
+    let mut reader = reopened::<S::Backend>(&d.0, false);
+    assert_eq!(reader.backend_mut().layout(), Ok(LedgerLayout::Earlier));
+    drop(reader);
+    // converted when opened for writing, then delivered to
+    let mut store = reopened::<S::Backend>(&d.0, true);
+    assert_eq!(store.backend_mut().layout(), Ok(LedgerLayout::Rows));
+    assert!(store.backend().keeps_ledger_rows());
+    assert_eq!(stored_ledger(&mut store), ledger);
+    assert_eq!(store.backend_mut().documents(), Ok(documents));
+    assert_eq!(store.backend_mut().regions_view(), Ok(regions));
+    assert_eq!(stored_identity(&mut store), Some(ledger.identity()));
+    assert_eq!(
+        store
+            .backend_mut()
+            .region_rows("orders")
+            .expect("rows")
+            .len(),
+        ledger.region_count()
+    );
+    accept_day(&mut store, &d.0, 7);
+    verified(&mut store);
+    let ledger = stored_ledger(&mut store);
+    assert_eq!(
+        store.backend_mut().documents(),
+        Ok(vec![("orders".to_owned(), ledger.to_json())])
+    );
+}
+
+/// A document of the earlier layout that does not read back stops the conversion, naming
+/// its table, and the store is left as it was.
+pub fn ledger_unreadable_document_stops_the_conversion<S: LedgerRowsStore>() {
+    // rule: RECOVERY-01 — a damaged ledger is reported, never silently replaced
+    let d = Folder::new("unreadable");
+    let mut store = rows_store::<S::Backend>(&d.0);
+    accept_day(&mut store, &d.0, 1);
+    let damaged = vec![("orders".to_owned(), "{\"kind\": \"Ledger\"}".to_owned())];
+    store
+        .backend_mut()
+        .to_earlier_layout(&damaged)
+        .expect("the earlier layout");
+    drop(store);
+    let e = S::Backend::open_store(&d.0, true)
+        .map(drop)
+        .expect_err("refused");
+    assert!(
+        matches!(&e, StoreError::Corrupt(m) if m.contains("\"orders\"") && m.contains("cannot be converted")),
+        "{e}"
+    );
+    let mut reader = reopened::<S::Backend>(&d.0, false);
+    assert_eq!(reader.backend_mut().layout(), Ok(LedgerLayout::Earlier));
+    assert_eq!(reader.backend_mut().documents(), Ok(damaged));
+}
+
+/// An identity stored beside the region rows that does not match them is found by `verify`
+/// (in a new handle: nothing kept answers for the identity), and a delivery does not build on
+/// it: an error, nothing stored.
+pub fn ledger_identity_not_matching_the_regions_is_found<S: LedgerRowsStore>() {
+    // rule: RECV-12 — verify compares what is stored; a delivery does not build on it
+    let d = Folder::new("identity");
+    let mut store = rows_store::<S::Backend>(&d.0);
+    for day in [1, 3] {
+        accept_day(&mut store, &d.0, day);
+    }
+    let other = Ledger::new(orders()).identity();
+    store
+        .backend_mut()
+        .damage_identity("orders", &other)
+        .expect("damage");
+    drop(store);
+    let mut store = reopened::<S::Backend>(&d.0, true);
+    let report = store.verify("orders").expect("verify");
+    assert!(
+        report.problems.iter().any(|p| p.contains(&other)),
+        "{:?}",
+        report.problems
+    );
+    let receipts = store.receipts("orders").expect("receipts").len();
+    let e = deliver_window_of_day(&mut store, &d.0, 5, 7).expect_err("refused");
+    assert!(
+        matches!(&e, StoreError::Corrupt(m) if m.contains(&other)),
+        "{e}"
+    );
+    assert_eq!(store.receipts("orders").expect("receipts").len(), receipts);
+}
+
+/// Writers opening a store of the earlier layout at once convert it once: each reads the
+/// ledger it held, and the store holds one document per table after.
+pub fn ledger_writers_at_once_convert_once<S: LedgerRowsStore>() {
+    // rule: RECV-13 — one committed state: the conversion is one transaction under the lock
+    let d = Folder::new("race");
+    let mut store = rows_store::<S::Backend>(&d.0);
+    for day in [1, 3] {
+        accept_day(&mut store, &d.0, day);
+    }
+    let ledger = stored_ledger(&mut store);
+    let documents = store.backend_mut().documents().expect("documents");
+    store
+        .backend_mut()
+        .to_earlier_layout(&documents)
+        .expect("the earlier layout");
+    drop(store);
+    let dir = d.0.as_path();
+    let opened: Vec<Ledger> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(move || stored_ledger(&mut reopened::<S::Backend>(dir, true))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a writer"))
+            .collect()
+    });
+    assert!(opened.iter().all(|l| *l == ledger));
+    let mut store = reopened::<S::Backend>(&d.0, true);
+    assert_eq!(store.backend_mut().layout(), Ok(LedgerLayout::Rows));
+    assert_eq!(store.backend_mut().documents(), Ok(documents));
+    assert_eq!(
+        store
+            .backend_mut()
+            .region_rows("orders")
+            .expect("rows")
+            .len(),
+        ledger.region_count()
+    );
+    assert_eq!(stored_identity(&mut store), Some(ledger.identity()));
+    verified(&mut store);
+    accept_day(&mut store, &d.0, 5);
+    verified(&mut store);
 }

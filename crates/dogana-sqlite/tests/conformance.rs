@@ -1,7 +1,7 @@
 //! The engine's conformance suite (`dogana_receiver::conformance`) run against the SQLite
 //! store. Each case checks `verify` after every step (RECV-12, RECOVERY-01).
 
-dogana_receiver::conformance_suite!(dogana_sqlite::Store);
+dogana_receiver::conformance_suite!(dogana_sqlite::Store; ledger_rows);
 
 // The rules the suite's cases prove, as `dogana_receiver::conformance_suite!` names them beside
 // each case (repeated here, in a test file, where the rule-coverage tool reads them):
@@ -51,3 +51,13 @@ dogana_receiver::conformance_suite!(dogana_sqlite::Store);
 // rule: GROUP-23, GROUP-24 (group_replays_whole)
 // rule: GROUP-24 (group_partial_replay_is_decided_anew)
 // rule: GROUP-17, GROUP-08 (group_overlapping_another_refused)
+// rule: RECV-06, RECV-08 (staged_rows_stay_with_their_delivery)
+// The ledger-rows cases (`conformance_suite!(...; ledger_rows)`: SQLite, DuckDB, Postgres):
+// rule: RECV-09, LOADER-10, LOADER-11 (ledger_delivery_writes_the_regions_it_changed)
+// rule: LOADER-10, LOADER-11 (ledger_view_is_the_document_through_a_history)
+// rule: LOADER-10, LOADER-11 (ledger_earlier_layout_read_and_converted)
+// rule: RECOVERY-01 (ledger_unreadable_document_stops_the_conversion)
+// rule: RECV-12 (ledger_identity_not_matching_the_regions_is_found)
+// rule: RECV-13 (ledger_writers_at_once_convert_once)
+// and in their place, on a backend that keeps whole documents (the lake):
+// rule: RECV-09 (ledgers_kept_whole)
