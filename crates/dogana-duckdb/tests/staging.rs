@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use dogana::{Outcome, Window};
+use dogana::Outcome;
 use dogana_duckdb::{DeliverOptions, Store};
-use dogana_receiver::conformance::{date, orders, orders_csv, sha, ts, window_of_day, Order};
+use dogana_receiver::conformance::{large_window_of_day, orders, ts, window_of_day};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
@@ -76,19 +76,7 @@ fn a_large_staging_is_dropped_and_made_again_by_the_next_delivery() {
     let mut store = Store::open(d.join("s.duckdb")).unwrap();
     assert_eq!(deliver_day(&mut store, &d, 1), Outcome::Accepted);
     let small = staging_tables(&store);
-    let many: Vec<Order<'_>> = (100..5100)
-        .map(|i| (i, "2026-10-02", "2026-10-02T10:00:00Z", "1.00", false))
-        .collect();
-    let text = orders_csv(&many);
-    let file = d.join("many.csv");
-    std::fs::write(&file, &text).unwrap();
-    let m = orders()
-        .manifest("window", ts("2026-10-26T07:00:00Z"))
-        .window(Window::new(date("2026-10-02"), date("2026-10-02")))
-        .rows(5000)
-        .content_hash(sha(&text))
-        .build()
-        .unwrap();
+    let (file, m) = large_window_of_day(&d, 2, 5000);
     let d1 = store
         .deliver(&file, &orders(), &m, ts("2026-11-01T00:00:00Z"), None)
         .unwrap();

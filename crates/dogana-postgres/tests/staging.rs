@@ -5,11 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use dogana::{Outcome, Window};
+use dogana::Outcome;
 use dogana_postgres::{DeliverOptions, Postgres, Store};
-use dogana_receiver::conformance::{
-    date, orders, orders_csv, sha, ts, window_of_day, Harness, Order,
-};
+use dogana_receiver::conformance::{large_window_of_day, orders, ts, window_of_day, Harness};
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("dogana-pg-staging-{name}-{}", std::process::id()));
@@ -70,19 +68,7 @@ fn a_large_staging_is_truncated_and_a_small_one_deleted() {
     let mut store = Store::new(Postgres::create(&d).unwrap());
     assert_eq!(deliver_day(&mut store, &d, 1), Outcome::Accepted);
     let (oid, small, _) = staging_table(&mut store).expect("a staging table");
-    let many: Vec<Order<'_>> = (100..5100)
-        .map(|i| (i, "2026-10-02", "2026-10-02T10:00:00Z", "1.00", false))
-        .collect();
-    let text = orders_csv(&many);
-    let file = d.join("many.csv");
-    std::fs::write(&file, &text).unwrap();
-    let m = orders()
-        .manifest("window", ts("2026-10-26T07:00:00Z"))
-        .window(Window::new(date("2026-10-02"), date("2026-10-02")))
-        .rows(5000)
-        .content_hash(sha(&text))
-        .build()
-        .unwrap();
+    let (file, m) = large_window_of_day(&d, 2, 5000);
     let d1 = store
         .deliver(&file, &orders(), &m, ts("2026-11-01T00:00:00Z"), None)
         .unwrap();

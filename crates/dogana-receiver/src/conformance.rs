@@ -323,6 +323,19 @@ macro_rules! conformance_tests {
 
 static DIRS: AtomicU64 = AtomicU64::new(0);
 
+/// A new empty directory under the system's temporary directory, named for this process, a
+/// number of its own and `name`.
+fn fresh_dir(prefix: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "{prefix}-{}-{}-{name}",
+        std::process::id(),
+        DIRS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
 /// A receiver in a fresh directory, removed afterwards, with helpers for the tests.
 pub struct Fixture<R: Receiver> {
     /// The directory holding the files and the receiver's data.
@@ -359,13 +372,7 @@ pub struct State {
 impl<R: Receiver> Fixture<R> {
     /// A fresh receiver in a new directory under the system's temporary directory.
     pub fn new(name: &str) -> Fixture<R> {
-        let dir = std::env::temp_dir().join(format!(
-            "dogana-conformance-{}-{}-{name}",
-            std::process::id(),
-            DIRS.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let dir = fresh_dir("dogana-conformance", name);
         let r = R::create(&dir).expect("a receiver");
         Fixture { dir, r }
     }
@@ -545,6 +552,28 @@ pub fn window_of_day(d: &Path, day: u32, hour: u32) -> (PathBuf, Manifest) {
         .manifest("window", ts(&format!("2026-10-26T{hour:02}:{day:02}:00Z")))
         .window(Window::new(date(&when), date(&when)))
         .rows(1)
+        .build()
+        .expect("a valid manifest");
+    (file, m)
+}
+
+/// A window delivery of day 2026-10-`day` holding `rows` rows (ids from 100), written to
+/// `d`, declared at 07:00 on 2026-10-26 with its content hash: a staging larger than a few
+/// rows.
+pub fn large_window_of_day(d: &Path, day: u32, rows: i64) -> (PathBuf, Manifest) {
+    let when = format!("2026-10-{day:02}");
+    let updated = format!("{when}T10:00:00Z");
+    let many: Vec<Order<'_>> = (100..100 + rows)
+        .map(|i| (i, when.as_str(), updated.as_str(), "1.00", false))
+        .collect();
+    let text = orders_csv(&many);
+    let file = d.join(format!("large-{day}.csv"));
+    std::fs::write(&file, &text).expect("writes the file");
+    let m = orders()
+        .manifest("window", ts("2026-10-26T07:00:00Z"))
+        .window(Window::new(date(&when), date(&when)))
+        .rows(rows as u64)
+        .content_hash(sha(&text))
         .build()
         .expect("a valid manifest");
     (file, m)
@@ -2473,14 +2502,7 @@ struct Folder(PathBuf);
 
 impl Folder {
     fn new(name: &str) -> Folder {
-        let dir = std::env::temp_dir().join(format!(
-            "dogana-ledger-rows-{}-{}-{name}",
-            std::process::id(),
-            DIRS.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        Folder(dir)
+        Folder(fresh_dir("dogana-ledger-rows", name))
     }
 }
 

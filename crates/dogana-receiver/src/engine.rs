@@ -544,7 +544,9 @@ impl<B: Backend> Store<B> {
         b.begin(Txn::Write, &[table])?;
         let left = (|| {
             if accepted_receipt(b, table, &manifest.identity())?.is_some() {
-                return Err(StoreError::Corrupt("the manifest was delivered already".into()));
+                return Err(StoreError::Corrupt(
+                    "the manifest was delivered already".into(),
+                ));
             }
             let stored = stored_ledger(b, table)?;
             let ledger = load_ledger(b, contract, false)?;

@@ -62,6 +62,20 @@ fn accept(store: &mut Store, delivery: &(PathBuf, dogana::Manifest)) {
     accept_with(store, delivery, &DeliverOptions::new());
 }
 
+/// A store in a fresh folder `name` whose `orders` table holds [`base`] from a first full
+/// read, and the user's own connection to its file.
+fn published(name: &str) -> (PathBuf, Store, Connection) {
+    let d = dir(name);
+    let path = d.join("s.db");
+    let mut store = Store::open(&path).unwrap();
+    accept(
+        &mut store,
+        &full(&d, "a.csv", &base(), "2026-10-10T06:00:00Z"),
+    );
+    let conn = user(&path);
+    (d, store, conn)
+}
+
 /// The user's own connection to the store's file.
 fn user(path: &Path) -> Connection {
     Connection::open(path).unwrap()
@@ -110,14 +124,7 @@ fn indexes_of_orders(conn: &Connection) -> Vec<String> {
 fn a_users_index_survives_a_full_read_and_indexes_the_new_rows() {
     // rule: PLAN-03 — replace_all replaces the published rows: an index a user built on the
     // table stays, and holds the new rows
-    let d = dir("index");
-    let path = d.join("s.db");
-    let mut store = Store::open(&path).unwrap();
-    accept(
-        &mut store,
-        &full(&d, "a.csv", &base(), "2026-10-10T06:00:00Z"),
-    );
-    let conn = user(&path);
+    let (d, mut store, conn) = published("index");
     conn.execute_batch(
         "CREATE INDEX by_amount ON orders (amount);
          CREATE UNIQUE INDEX one_per_day ON orders (order_date) WHERE order_date IS NOT NULL;",
@@ -174,14 +181,7 @@ fn a_users_index_survives_a_full_read_and_indexes_the_new_rows() {
 fn a_users_trigger_survives_a_full_read_and_fires_on_later_deliveries() {
     // rule: RECV-07 — the plan is executed on the published table, and what a user built on
     // it keeps working through the next deliveries
-    let d = dir("trigger");
-    let path = d.join("s.db");
-    let mut store = Store::open(&path).unwrap();
-    accept(
-        &mut store,
-        &full(&d, "a.csv", &base(), "2026-10-10T06:00:00Z"),
-    );
-    let conn = user(&path);
+    let (d, mut store, conn) = published("trigger");
     conn.execute_batch(
         "CREATE TABLE audit (id INTEGER);
          CREATE TRIGGER log_orders AFTER INSERT ON orders BEGIN
@@ -226,14 +226,7 @@ fn a_users_trigger_survives_a_full_read_and_fires_on_later_deliveries() {
 fn a_users_unique_index_the_new_rows_violate_fails_the_full_read_and_changes_nothing() {
     // rule: RECV-09, GATE-25 — rows, ledger and receipt change in one step or not at all; a
     // receiver's own failure is an error, not a rejected receipt
-    let d = dir("unique");
-    let path = d.join("s.db");
-    let mut store = Store::open(&path).unwrap();
-    accept(
-        &mut store,
-        &full(&d, "a.csv", &base(), "2026-10-10T06:00:00Z"),
-    );
-    let conn = user(&path);
+    let (d, mut store, conn) = published("unique");
     conn.execute_batch("CREATE UNIQUE INDEX one_per_day ON orders (order_date)")
         .unwrap();
     let rows = store.read_consistent_rows("orders").unwrap();
