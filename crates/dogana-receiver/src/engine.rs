@@ -539,23 +539,9 @@ impl<B: Backend> Store<B> {
         manifest: &Manifest,
         now: Timestamp,
     ) -> Result<Ledger, StoreError> {
-        let table = contract.table();
         let b = &mut self.backend;
-        b.begin(Txn::Write, &[table])?;
-        let left = (|| {
-            if accepted_receipt(b, table, &manifest.identity())?.is_some() {
-                return Err(StoreError::Corrupt(
-                    "the manifest was delivered already".into(),
-                ));
-            }
-            let stored = stored_ledger(b, table)?;
-            let ledger = load_ledger(b, contract, false)?;
-            let receipt = Gate::evaluate(&ledger, manifest, &[], now, None, &[]);
-            let next = ledger.follow(&receipt)?;
-            save_ledger(b, table, &next, stored.as_ref())?;
-            b.save_receipt(table, &receipt)?;
-            Ok(next)
-        })();
+        b.begin(Txn::Write, &[contract.table()])?;
+        let left = ledger_part_in(b, contract, manifest, now);
         b.rollback();
         left
     }
@@ -676,6 +662,34 @@ fn save_ledger<B: Backend>(
     b.save_ledger(table, &document)?;
     ledger_cache::remember(document, ledger);
     Ok(())
+}
+
+/// [`Store::ledger_part`] inside the transaction it holds.
+fn ledger_part_in<B: Backend>(
+    b: &mut B,
+    contract: &Contract,
+    manifest: &Manifest,
+    now: Timestamp,
+) -> Result<Ledger, StoreError> {
+    let table = contract.table();
+    if accepted_receipt(b, table, &manifest.identity())?.is_some() {
+        return Err(StoreError::Corrupt(
+            "the manifest was delivered already".into(),
+        ));
+    }
+    let stored = stored_ledger(b, table)?;
+    let ledger = load_ledger(b, contract, false)?;
+    let receipt = Gate::evaluate(&ledger, manifest, &[], now, None, &[]);
+    if !receipt.accepted() {
+        return Err(StoreError::Corrupt(format!(
+            "the ledger's part was refused: {:?}",
+            receipt.failures().collect::<Vec<_>>()
+        )));
+    }
+    let next = ledger.follow(&receipt)?;
+    save_ledger(b, table, &next, stored.as_ref())?;
+    b.save_receipt(table, &receipt)?;
+    Ok(next)
 }
 
 /// The chain head of a stored ledger (None: no ledger, or none accepted yet).
