@@ -31,10 +31,11 @@ use crate::lattice::{self, Conflict, LakeType};
 use crate::layout::{
     self, by_manifest_key, by_manifest_prefix, check_format, is_canonical_v4,
     parse_by_manifest_key, parse_receipt_key, pointer_key, receipt_key, receipt_seq_prefix,
-    receipts_prefix, table_dir, table_of_dir, ColumnDef, CommitDecision, Lease, PartRef, Pending,
-    Pointer, ReceiptObject, ReceiptRef, SnapshotManifest,
+    receipts_prefix, table_dir, table_of_dir, ColumnDef, CommitDecision, Lease, LedgerPages,
+    PageRef, PartRef, Pending, Pointer, ReceiptObject, ReceiptRef, SnapshotManifest,
 };
 use crate::objects::{Root, Version, Versioned};
+use crate::pages::{self, Regions};
 use crate::parts;
 use crate::renewal::Renewal;
 use crate::LakeError;
@@ -58,6 +59,10 @@ pub struct LakeOptions {
     /// publishes or rolls back (`lease-renewed-by-holder`); on by default. Off only to stand
     /// for a writer paused past its lease (tests): its lease then lapses after `lease_ttl`.
     pub renew_leases: bool,
+    /// The size a page of a ledger's regions is cut at when it grows past it
+    /// ([`crate::pages`]): a delivery writes the pages holding a region it changed, and a
+    /// reader without the ledger reads every page. 256 KiB by default.
+    pub ledger_page_bytes: usize,
 }
 
 impl Default for LakeOptions {
@@ -67,6 +72,7 @@ impl Default for LakeOptions {
             lock_wait: Duration::from_secs(60),
             fold_after_delivery: false,
             renew_leases: true,
+            ledger_page_bytes: crate::pages::DEFAULT_PAGE_BYTES,
         }
     }
 }
@@ -252,7 +258,9 @@ struct TableTxn {
     fence: Option<u64>,
     columns: Option<Vec<ColumnDef>>,
     parts: Vec<Part>,
-    ledger: Option<String>,
+    ledger: StoredLedger,
+    /// The ledger pages this transaction made (id and bytes), written before its manifest.
+    new_pages: Vec<(String, Bytes)>,
     receipts: u64,
     accepted: u64,
     receipt: Option<ReceiptObject>,
@@ -262,6 +270,30 @@ struct TableTxn {
     /// Whether the parts may overlap (see [`SnapshotManifest::overlapping`]).
     overlapping: bool,
     dirty: bool,
+}
+
+/// A table's ledger as a snapshot holds it.
+#[derive(Debug, Clone, Default)]
+pub(crate) enum StoredLedger {
+    /// None yet (nothing accepted).
+    #[default]
+    None,
+    /// The document, whole in the manifest: as snapshots before [`layout::PAGED_FORMAT`]
+    /// hold it, and as [`Backend::save_ledger`] stores any document.
+    Whole(String),
+    /// In pages the snapshots share ([`crate::pages`]), as a delivery stores it.
+    Paged(LedgerPages),
+}
+
+impl StoredLedger {
+    /// A snapshot manifest's ledger fields (pages win: a writer sets one of the two).
+    fn of(whole: Option<String>, pages: Option<LedgerPages>) -> StoredLedger {
+        match (whole, pages) {
+            (_, Some(p)) => StoredLedger::Paged(p),
+            (Some(doc), None) => StoredLedger::Whole(doc),
+            (None, None) => StoredLedger::None,
+        }
+    }
 }
 
 /// A staging area: one delivery's staged rows and tombstones. Live rows of plain columns are
@@ -311,6 +343,35 @@ pub struct Lake {
     renewal: Option<Renewal>,
     /// The root the renewal thread writes through (its own runtime), made once.
     renew_root: Option<Root>,
+    /// Ledger pages read or written, by id (pages never change: a kept one is always right).
+    pages: std::sync::Mutex<PageCache>,
+}
+
+/// The ledger pages a handle keeps, up to [`PageCache::MAX_BYTES`].
+#[derive(Debug, Default)]
+struct PageCache {
+    pages: HashMap<String, Regions>,
+    bytes: u64,
+}
+
+impl PageCache {
+    /// Past this, the cache is emptied before a page is kept (a ledger larger than it is read
+    /// again when a handle without it needs it whole).
+    const MAX_BYTES: u64 = 256 << 20;
+
+    fn get(&self, id: &str) -> Option<Regions> {
+        self.pages.get(id).cloned()
+    }
+
+    fn keep(&mut self, page: &PageRef, regions: Regions) {
+        if self.bytes + page.bytes > Self::MAX_BYTES {
+            self.pages.clear();
+            self.bytes = 0;
+        }
+        if self.pages.insert(page.id.clone(), regions).is_none() {
+            self.bytes += page.bytes;
+        }
+    }
 }
 
 fn staged_datum(v: Staged<'_>) -> Datum {
@@ -469,6 +530,18 @@ fn reconcile(
     }
 }
 
+/// Every region of a ledger document kept whole, as pages hold them (a document that does
+/// not read back as a ledger cannot be converted: [`StoreError::Corrupt`] naming the table).
+fn whole_regions(table: &str, doc: &str) -> Result<Vec<pages::Region>, StoreError> {
+    use dogana::FromWire;
+    let ledger = dogana::Ledger::from_json(doc).map_err(|e| {
+        corrupt(format!(
+            "the ledger of {table:?} kept whole in its snapshot cannot be converted to pages: {e}"
+        ))
+    })?;
+    Ok(ledger.region_rows_since(None).added)
+}
+
 fn json<T: serde::Serialize>(v: &T) -> Result<Bytes, StoreError> {
     serde_json::to_vec(v)
         .map(Bytes::from)
@@ -508,6 +581,7 @@ impl Lake {
             ),
             renewal: None,
             renew_root: None,
+            pages: Default::default(),
         };
         if write {
             // rule: store.replicate.write-refused
@@ -674,7 +748,8 @@ impl Lake {
             fence: None,
             columns: None,
             parts: Vec::new(),
-            ledger: None,
+            ledger: StoredLedger::None,
+            new_pages: Vec::new(),
             receipts: 0,
             accepted: 0,
             receipt: None,
@@ -693,13 +768,51 @@ impl Lake {
             t.schema = s.schema.or_else(|| s.columns.clone()).unwrap_or_default();
             t.columns = s.columns;
             t.parts = s.parts.into_iter().map(Part::Ref).collect();
-            t.ledger = s.ledger;
+            t.ledger = StoredLedger::of(s.ledger, s.ledger_pages);
             t.receipts = s.receipts;
             t.accepted = s.accepted;
             t.group = s.group;
             t.overlapping = s.overlapping;
         }
         Ok(t)
+    }
+
+    /// The regions of one of `table`'s ledger pages: kept, or read and checked against its
+    /// name.
+    fn page(&self, table: &str, page: &PageRef) -> Result<Regions, StoreError> {
+        let cache = || self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(kept) = cache().get(&page.id) {
+            return Ok(kept);
+        }
+        let key = layout::page_key(table, &page.id);
+        let bytes = self.root.get(&key)?.ok_or_else(|| {
+            corrupt(format!(
+                "the ledger page {key} of {table:?}, which its snapshot names, is missing"
+            ))
+        })?;
+        let regions: Regions = std::sync::Arc::new(pages::decode(&key, page, &bytes)?);
+        cache().keep(page, regions.clone());
+        Ok(regions)
+    }
+
+    /// The document of a stored ledger (its pages read, when it is in pages).
+    fn ledger_document(
+        &self,
+        table: &str,
+        ledger: &StoredLedger,
+    ) -> Result<Option<String>, StoreError> {
+        match ledger {
+            StoredLedger::None => Ok(None),
+            StoredLedger::Whole(doc) => Ok(Some(doc.clone())),
+            StoredLedger::Paged(p) => {
+                let read: Vec<Regions> = p
+                    .pages
+                    .iter()
+                    .map(|page| self.page(table, page))
+                    .collect::<Result<_, _>>()?;
+                Ok(Some(pages::document(&p.head, &read, &p.tail)))
+            }
+        }
     }
 
     /// The table as this transaction sees it (read on first use).
@@ -1134,15 +1247,32 @@ impl Lake {
             uuid::Uuid::new_v4().simple()
         );
         let overlapping = t.overlapping && (parts.len() > 1 || parts.iter().any(|p| p.deletes));
+        let (ledger, ledger_pages) = match &t.ledger {
+            StoredLedger::None => (None, None),
+            StoredLedger::Whole(doc) => (Some(doc.clone()), None),
+            StoredLedger::Paged(p) => {
+                // the pages before the manifest that names them (unnamed, they are unread)
+                for (id, bytes) in &t.new_pages {
+                    if p.pages.iter().any(|r| r.id == *id) {
+                        self.root.put(&layout::page_key(table, id), bytes.clone())?;
+                    }
+                }
+                (None, Some(p.clone()))
+            }
+        };
         let manifest = SnapshotManifest {
-            format_version: Some(layout::snapshot_format_text(overlapping)),
+            format_version: Some(layout::snapshot_format_text(
+                overlapping,
+                ledger_pages.is_some(),
+            )),
             table: table.to_owned(),
             parent: t.head_key.clone(),
             fence,
             created_at: Utc::now().to_rfc3339(),
             columns,
             parts,
-            ledger: t.ledger.clone(),
+            ledger,
+            ledger_pages,
             receipts: t.receipts,
             accepted: t.accepted,
             receipt: t.receipt.as_ref().map(|r| ReceiptRef {
@@ -1371,8 +1501,9 @@ impl Lake {
     /// shadowing an earlier one's rows: [`SnapshotManifest::overlapping`]).
     pub fn published_snapshot(&self, table: &str) -> Result<Option<(Published, bool)>, StoreError> {
         let p = self.read_head(table)?;
-        let t = self.load(table, p)?;
+        let mut t = self.load(table, p)?;
         let overlapping = t.overlapping;
+        let ledger = self.ledger_document(table, &std::mem::take(&mut t.ledger))?;
         Ok(t.columns
             .map(|c| {
                 (
@@ -1384,7 +1515,7 @@ impl Lake {
                             Part::Rows(_) | Part::Deletes(_) | Part::Encoded(..) => None,
                         })
                         .collect(),
-                    t.ledger,
+                    ledger,
                 )
             })
             .map(|p| (p, overlapping)))
@@ -1798,6 +1929,13 @@ impl Lake {
         checked(key, &b)
     }
 
+    /// The ledger document a snapshot holds: whole in it, or read from the pages it names
+    /// (None before the first acceptance).
+    pub fn snapshot_ledger(&self, s: &SnapshotManifest) -> Result<Option<String>, StoreError> {
+        let ledger = StoredLedger::of(s.ledger.clone(), s.ledger_pages.clone());
+        self.ledger_document(&s.table, &ledger)
+    }
+
     /// The error for a part a snapshot names and the store lacks: on a replica,
     /// [`LakeError::ReplicaPartialParquet`] (`store.replicate.partial-parquet`).
     fn missing_part(&self, snapshot: Option<&str>, part: &str) -> StoreError {
@@ -1959,6 +2097,8 @@ impl Lake {
             ),
             renewal: None,
             renew_root: None,
+            // a second handle stands for another process: it keeps no page of this one's
+            pages: Default::default(),
         })
     }
 
@@ -1966,7 +2106,7 @@ impl Lake {
     pub(crate) fn with_table<T>(
         &mut self,
         table: &str,
-        f: impl FnOnce(&mut Vec<Vec<Datum>>, &mut Option<Vec<ColumnDef>>, &mut Option<String>) -> T,
+        f: impl FnOnce(&mut Vec<Vec<Datum>>, &mut Option<Vec<ColumnDef>>, &mut StoredLedger) -> T,
     ) -> Result<T, StoreError> {
         let t = self
             .tables
@@ -2065,7 +2205,55 @@ impl Backend for Lake {
     }
 
     fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
-        Ok(self.table(table)?.ledger.clone())
+        let ledger = self.table(table)?.ledger.clone();
+        self.ledger_document(table, &ledger)
+    }
+
+    fn keeps_ledger_rows(&self) -> bool {
+        true
+    }
+
+    fn ledger_identity(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        Ok(match &self.table(table)?.ledger {
+            StoredLedger::Paged(p) => Some(p.identity.clone()),
+            // a document kept whole (an earlier snapshot) is read and hashed by the engine
+            StoredLedger::None | StoredLedger::Whole(_) => None,
+        })
+    }
+
+    fn save_ledger_rows(
+        &mut self,
+        table: &str,
+        identity: &str,
+        rows: &dogana::LedgerRows,
+    ) -> Result<(), StoreError> {
+        self.check_renewal()?;
+        let stored = self.table(table)?.ledger.clone();
+        let (pages, whole) = match &stored {
+            StoredLedger::None => (Vec::new(), None),
+            StoredLedger::Paged(p) => (p.pages.clone(), None),
+            // the first save over a document kept whole: its regions become pages
+            StoredLedger::Whole(doc) => (Vec::new(), Some(whole_regions(table, doc)?)),
+        };
+        let edited = pages::edit(&pages, whole, rows, self.options.ledger_page_bytes, |p| {
+            self.page(table, p)
+        })?;
+        let t = self.table(table)?;
+        for new in &edited.new {
+            t.new_pages.push((new.page.id.clone(), new.bytes.clone()));
+        }
+        t.ledger = StoredLedger::Paged(LedgerPages {
+            identity: identity.to_owned(),
+            head: rows.head.clone(),
+            tail: rows.tail.clone(),
+            pages: edited.pages,
+        });
+        t.dirty = true;
+        let mut cache = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        for new in edited.new {
+            cache.keep(&new.page, new.regions);
+        }
+        Ok(())
     }
 
     fn accepted_receipt(
@@ -2140,7 +2328,7 @@ impl Backend for Lake {
                 continue;
             };
             let t = self.table(&name)?;
-            if t.ledger.is_some() || t.receipts > 0 {
+            if !matches!(t.ledger, StoredLedger::None) || t.receipts > 0 {
                 out.push(name);
             }
         }
@@ -2531,7 +2719,7 @@ impl Backend for Lake {
     fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
         self.check_renewal()?;
         let t = self.table(table)?;
-        t.ledger = Some(document.to_owned());
+        t.ledger = StoredLedger::Whole(document.to_owned());
         t.dirty = true;
         Ok(())
     }

@@ -35,8 +35,10 @@ fn damage(lake: &mut Lake, table: &str, damage: Damage) -> Result<(), String> {
         }
         Damage::Ledger(ledger) => {
             lake.begin(Txn::Write, &[table]).map_err(e)?;
-            lake.with_table(table, |_, _, l| *l = Some(ledger.to_json()))
-                .map_err(e)?;
+            lake.with_table(table, |_, _, l| {
+                *l = crate::backend::StoredLedger::Whole(ledger.to_json())
+            })
+            .map_err(e)?;
         }
         Damage::ForeignTable(name) => {
             lake.begin(Txn::Write, &[&name]).map_err(e)?;
@@ -245,6 +247,20 @@ macro_rules! delegate_backend {
             }
             fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
                 self.0.ledger(table)
+            }
+            fn keeps_ledger_rows(&self) -> bool {
+                self.0.keeps_ledger_rows()
+            }
+            fn ledger_identity(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+                self.0.ledger_identity(table)
+            }
+            fn save_ledger_rows(
+                &mut self,
+                table: &str,
+                identity: &str,
+                rows: &dogana::LedgerRows,
+            ) -> Result<(), StoreError> {
+                self.0.save_ledger_rows(table, identity, rows)
             }
             fn accepted_receipt(
                 &mut self,

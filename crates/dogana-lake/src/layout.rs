@@ -5,6 +5,8 @@
 //! <root>/tables/<t>/_pointer.json                   Pointer: snapshot, fence, lease
 //! <root>/tables/<t>/snapshots/<fence>-<uuid>.json   SnapshotManifest (immutable)
 //! <root>/tables/<t>/parts/<uuid>.parquet            one Parquet part (immutable)
+//! <root>/tables/<t>/ledger/<sha256>.regions          a page of ledger regions (immutable,
+//!                                                   named by its bytes' SHA-256, shared)
 //! <root>/tables/<t>/receipts/seq/<seq>/<fence>.json ReceiptObject (immutable)
 //! <root>/tables/<t>/receipts/by-manifest/<manifest identity>/<seq>-<fence>   (empty)
 //! ```
@@ -27,15 +29,23 @@ pub const FORMAT: (u32, u32) = (2, 0);
 /// of major 2 refuses such a snapshot instead of reading shadowed rows as current.
 pub const OVERLAPPING_FORMAT: (u32, u32) = (3, 0);
 
+/// The format of a snapshot whose ledger is kept in region pages ([`LedgerPages`]) rather
+/// than whole in the manifest: a reader that knows only the inline ledger would read such a
+/// snapshot as one without a ledger, so it is a major. What its parts mean is said by
+/// [`SnapshotManifest::overlapping`], as in [`OVERLAPPING_FORMAT`].
+pub const PAGED_FORMAT: (u32, u32) = (4, 0);
+
 /// The format version as written (of a pointer, or a snapshot of disjoint parts).
 pub fn format_text() -> String {
     format!("{}.{}", FORMAT.0, FORMAT.1)
 }
 
-/// The format version a snapshot manifest is written with: [`OVERLAPPING_FORMAT`] when its
-/// parts may overlap, else [`FORMAT`].
-pub fn snapshot_format_text(overlapping: bool) -> String {
-    let (major, minor) = if overlapping {
+/// The format version a snapshot manifest is written with: [`PAGED_FORMAT`] when its ledger
+/// is in pages, else [`OVERLAPPING_FORMAT`] when its parts may overlap, else [`FORMAT`].
+pub fn snapshot_format_text(overlapping: bool, paged: bool) -> String {
+    let (major, minor) = if paged {
+        PAGED_FORMAT
+    } else if overlapping {
         OVERLAPPING_FORMAT
     } else {
         FORMAT
@@ -45,7 +55,7 @@ pub fn snapshot_format_text(overlapping: bool) -> String {
 
 /// The newest format this build reads, as written in an error.
 fn supported_text() -> String {
-    snapshot_format_text(true)
+    snapshot_format_text(true, true)
 }
 
 /// Reads a `format_version`: absent reads as 1.0, a newer minor as ours, a newer major is
@@ -64,7 +74,7 @@ pub fn check_format(file: &str, version: Option<&str>) -> Result<(u32, u32), Lak
             supported: supported_text(),
         });
     };
-    if major > OVERLAPPING_FORMAT.0 {
+    if major > PAGED_FORMAT.0 {
         return Err(LakeError::StoreManifestFormatNewer {
             file: file.to_owned(),
             found: v.to_owned(),
@@ -225,8 +235,13 @@ pub struct SnapshotManifest {
     pub columns: Option<Vec<ColumnDef>>,
     /// The published rows, part by part, in the table's order.
     pub parts: Vec<PartRef>,
-    /// The ledger document (None before the first acceptance).
+    /// The ledger document, whole (None before the first acceptance, or when the ledger is
+    /// in pages: [`SnapshotManifest::ledger_pages`]).
     pub ledger: Option<String>,
+    /// The ledger as region pages that snapshots share (a delivery writes the pages it
+    /// changed, not the ledger). Such a snapshot is written in [`PAGED_FORMAT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger_pages: Option<LedgerPages>,
     /// How many receipts the table holds: receipts `1..=receipts` are published.
     pub receipts: u64,
     /// How many of them are acceptances.
@@ -248,6 +263,39 @@ pub struct SnapshotManifest {
     /// shadowed row). Such a snapshot is written in [`OVERLAPPING_FORMAT`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overlapping: bool,
+}
+
+/// A ledger kept as pages of its regions (`tables/<t>/ledger/<id>.regions`): its canonical
+/// document is `head`, every page's regions in order, joined by commas, and `tail`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerPages {
+    /// The ledger's identity (SHA-256 of its identity form), so a reader holding that ledger
+    /// need read no page.
+    pub identity: String,
+    /// The document before the first region: `{"contract":…,"regions":[`.
+    pub head: String,
+    /// The document after the last region.
+    pub tail: String,
+    /// The pages, in the regions' order.
+    pub pages: Vec<PageRef>,
+}
+
+/// One page of a ledger's regions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageRef {
+    /// SHA-256 of the page's bytes (lowercase hex): its name, and its check on reading.
+    pub id: String,
+    /// The storage key of its first region, in hex (empty: the unbounded start).
+    pub first: String,
+    /// How many regions it holds.
+    pub regions: u64,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// The key of a ledger page.
+pub fn page_key(table: &str, id: &str) -> String {
+    format!("tables/{}/ledger/{id}.regions", table_dir(table))
 }
 
 /// `tables/<t>/receipts/seq/<seq>/<fence>.json`: one receipt, written before the pointer

@@ -6,7 +6,8 @@
 //! cloud's usual environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`, through the builders'
 //! `from_env`).
 //!
-//! The store's layout is in [`layout`]; the one conditional write it rests on in [`objects`];
+//! The store's layout is in [`layout`] (a table's ledger in pages the snapshots share:
+//! `pages.rs`); the one conditional write it rests on in [`objects`];
 //! the engine's port in [`Lake`] (see `backend.rs` for how a publication is one conditional
 //! write of a table's pointer); the SQL an outside DuckDB reads a table's current snapshot
 //! with in [`sql`]. Its decisions are in `docs/store-decisions.md`.
@@ -20,6 +21,7 @@ pub mod lattice;
 pub mod layout;
 mod nested;
 pub mod objects;
+mod pages;
 mod parts;
 mod renewal;
 pub mod replica;

@@ -313,6 +313,19 @@ fn prepare(from: &Lake, to: &Root, table: &str, adopt: bool) -> Result<Prepared,
             .into());
         }
     }
+    // its ledger's pages, each copied unless already on disk (a page never changes)
+    for page in manifest.ledger_pages.iter().flat_map(|l| &l.pages) {
+        let path = layout::page_key(table, &page.id);
+        if to.size(&path)? == Some(page.bytes) {
+            continue;
+        }
+        let b = from.root().get(&path)?.ok_or_else(|| {
+            corrupt(format!(
+                "the ledger page {path} of {table:?}, which {key} names, is missing"
+            ))
+        })?;
+        to.put(&path, b)?;
+    }
     // the receipts it publishes, and their replay entries
     let dir = table_dir(table);
     let mut mine: std::collections::HashSet<String> = to

@@ -4,19 +4,19 @@
 //! RECOVERY-01).
 
 mod file {
-    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::Lake>);
+    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::Lake>; ledger_pages);
 }
 
 mod memory {
-    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::MemoryLake>);
+    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::MemoryLake>; ledger_pages);
 }
 
 #[cfg(feature = "servers")]
 mod s3 {
-    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::S3Lake>);
+    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::S3Lake>; ledger_pages);
 }
 
 #[cfg(feature = "servers")]
 mod azure {
-    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::AzureLake>);
+    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::AzureLake>; ledger_pages);
 }

@@ -154,7 +154,7 @@ fn read(lake: &Lake) -> (Vec<String>, Option<String>, u64) {
         .map(|r| format!("{:?}", r.iter().map(Datum::render).collect::<Vec<_>>()))
         .collect();
     rows.sort();
-    (rows, s.ledger, s.receipts)
+    (rows, lake.snapshot_ledger(&s).unwrap(), s.receipts)
 }
 
 #[test]

@@ -122,10 +122,12 @@ fn pointer_names_the_snapshot_and_its_fence() {
     assert!(p.lease.is_none(), "the publication released the lease");
     let key = p.snapshot.clone().expect("a snapshot");
     let s = snapshot(&root, &key);
-    assert_eq!(s.format_version.as_deref(), Some("2.0"));
+    // its ledger in pages: a reader of the inline ledger (format 2 or 3) refuses it
+    assert_eq!(s.format_version.as_deref(), Some("4.0"));
     assert_eq!(s.fence, p.fence, "the snapshot carries the pointer's fence");
     assert_eq!((s.receipts, s.accepted), (1, 1));
-    assert!(s.ledger.is_some());
+    assert!(s.ledger.is_none());
+    assert!(s.ledger_pages.as_ref().is_some_and(|l| !l.pages.is_empty()));
     assert_eq!(s.parts.iter().map(|p| p.rows).sum::<u64>(), 2);
     // the plain _pointer.json a filesystem reader opens says the same
     let copy: Pointer = serde_json::from_slice(
@@ -155,7 +157,9 @@ fn newer_major_refuses_reads_naming_file_and_versions() {
     assert_eq!(fx.r.read_consistent_rows("orders").unwrap().rows.len(), 2);
     with("3.9"); // the overlapping-parts major, and a newer minor of it
     assert_eq!(fx.r.read_consistent_rows("orders").unwrap().rows.len(), 2);
-    with("4.0");
+    with("4.3"); // the paged-ledger major (this build's), and a newer minor of it
+    assert_eq!(fx.r.read_consistent_rows("orders").unwrap().rows.len(), 2);
+    with("5.0");
     let e = fx.r.read_consistent_rows("orders").unwrap_err();
     match lake_err(&e) {
         LakeError::StoreManifestFormatNewer {
@@ -165,12 +169,12 @@ fn newer_major_refuses_reads_naming_file_and_versions() {
         } => {
             assert_eq!(
                 (file.as_str(), found.as_str(), supported.as_str()),
-                (key.as_str(), "4.0", "3.0")
+                (key.as_str(), "5.0", "4.0")
             );
         }
         other => panic!("{other}"),
     }
-    assert!(e.to_string().contains(&key) && e.to_string().contains("4.0"));
+    assert!(e.to_string().contains(&key) && e.to_string().contains("5.0"));
     // and the table refuses writes too, until a newer build reads it
     let job = fx.full("g.csv", "2026-10-11T06:00:00Z", &DAY1);
     let e =
@@ -226,11 +230,10 @@ fn untouched_parts_are_carried_by_reference() {
     assert_eq!(third[..2], second[..]);
     assert!(third[2].deletes && third[2].rows == 1, "{:?}", third[2]);
     assert!(!third[3].deletes && third[3].rows == 1, "{:?}", third[3]);
-    // rule: store.lay-out.format-version — parts that may overlap: the overlapping major
-    assert_eq!(
-        snapshot(&root, &head).format_version.as_deref(),
-        Some("3.0")
-    );
+    // rule: store.lay-out.format-version — parts that may overlap: a major that readers of
+    // disjoint parts (2) refuse, and the snapshot says so
+    let s = snapshot(&root, &head);
+    assert!(s.overlapping && s.format_version.as_deref() == Some("4.0"));
     let ids: Vec<String> = fx
         .state("orders")
         .rows

@@ -1802,17 +1802,19 @@ pub fn impossible_names_refused<R: Receiver>() {
 /// Expands to the whole suite, one `#[test]` per case, against a [`Receiver`] type: what every
 /// backend's test file instantiates, so that no backend runs fewer cases.
 ///
-/// A backend keeps its ledgers either as whole documents (the port's default: the lake) or
-/// region by region ([`Backend::keeps_ledger_rows`]: SQLite, DuckDB, Postgres), and says which
-/// here. One that keeps them region by region names `ledger_rows`, and its suite runs the
+/// A backend keeps its ledgers either as whole documents (the port's default) or region by
+/// region ([`Backend::keeps_ledger_rows`]), and says which here. One that keeps them in SQL
+/// region rows (SQLite, DuckDB, Postgres) names `ledger_rows`, and its suite runs the
 /// ledger-rows cases too (its harness is a [`LedgerRowsHarness`], or the test does not
-/// compile); one that does not gets the case `ledgers_kept_whole` in their place, which fails
-/// if the backend keeps them region by region after all. So no backend runs fewer cases than
-/// what it keeps calls for, and none passes a case that does not apply to it.
+/// compile); one that keeps them region by region in objects of its own (the lake's pages)
+/// names `ledger_pages` and gets `ledgers_kept_in_pages`; one that keeps whole documents gets
+/// `ledgers_kept_whole`. Each of the last two fails if the backend keeps its ledgers the
+/// other way. So no backend runs fewer cases than what it keeps calls for, and none passes a
+/// case that does not apply to it.
 ///
 /// ```ignore
 /// dogana_receiver::conformance_suite!(dogana_sqlite::Store; ledger_rows);
-/// dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::Lake>);
+/// dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_lake::Lake>; ledger_pages);
 /// ```
 #[macro_export]
 macro_rules! conformance_suite {
@@ -1941,6 +1943,13 @@ macro_rules! conformance_suite {
         $crate::conformance_tests!($receiver;
             // rule: RECV-09
             ledgers_kept_whole,
+        );
+    };
+    ($receiver:ty; ledger_pages) => {
+        $crate::conformance_suite!(@cases $receiver);
+        $crate::conformance_tests!($receiver;
+            // rule: RECV-09
+            ledgers_kept_in_pages,
         );
     };
 }
@@ -2572,6 +2581,25 @@ pub fn ledgers_kept_whole<R: Receiver>() {
         "this backend keeps its ledgers region by region: its suite must run the ledger-rows \
          cases (`conformance_suite!(...; ledger_rows)`, its harness a LedgerRowsHarness)"
     );
+    saved_ledgers_are_the_ledgers_followed(&mut fx);
+}
+
+/// A backend keeping its ledgers region by region in its own objects (the lake's pages,
+/// not SQL rows): the ledger saved with each acceptance is the ledger followed, and `verify`
+/// finds it consistent with its receipts and the identity stored beside it.
+pub fn ledgers_kept_in_pages<R: Receiver>() {
+    // rule: RECV-09 — the ledger saved with the acceptance is the ledger followed
+    let mut fx = Fixture::<R>::new("pages");
+    assert!(
+        fx.r.keeps_ledger_rows(),
+        "this backend keeps its ledgers whole: its suite is `conformance_suite!(...)`"
+    );
+    saved_ledgers_are_the_ledgers_followed(&mut fx);
+    fx.verify("orders");
+}
+
+/// Three window deliveries, each one's stored ledger the one before it followed by it.
+fn saved_ledgers_are_the_ledgers_followed<R: Receiver>(fx: &mut Fixture<R>) {
     let mut expected = Ledger::new(orders());
     for day in [5, 1, 3] {
         let (file, manifest) = window_of_day(&fx.dir, day, 6);
