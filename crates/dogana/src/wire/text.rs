@@ -287,6 +287,16 @@ impl Fields<'_> {
         }
     }
 
+    /// A field whose default is `null`: omitted from the identity form when absent.
+    pub(crate) fn nullable<T>(
+        self,
+        name: &'static str,
+        x: Option<T>,
+        write: impl FnOnce(&mut Text, T),
+    ) -> Self {
+        self.optional(name, x.is_none(), |t| t.opt(x, write))
+    }
+
     pub(crate) fn done(mut self) {
         // After every name: `~` sorts after ASCII letters and `_`.
         self.due_before("~");
@@ -330,12 +340,8 @@ impl WriteText for Shape {
             })
             .field("coverage", |t| t.str(self.coverage.name()))
             .field("deletions", |t| t.str(self.deletions.name()))
-            .optional("lookback", self.lookback.is_none(), |t| {
-                t.opt(self.lookback, Text::duration)
-            })
-            .optional("window_size", self.window_size.is_none(), |t| {
-                t.opt(self.window_size, Text::duration)
-            })
+            .nullable("lookback", self.lookback, Text::duration)
+            .nullable("window_size", self.window_size, Text::duration)
             .done();
     }
 }
@@ -343,31 +349,20 @@ impl WriteText for Shape {
 impl WriteText for Contract {
     const CAPACITY: usize = 1024;
     fn write_text(&self, t: &mut Text) {
-        let name = |t: &mut Text, c: &Option<String>| t.opt(c.as_deref(), Text::str);
         t.object("Contract")
-            .optional("cursor_column", self.cursor_column.is_none(), |t| {
-                name(t, &self.cursor_column)
-            })
-            .optional("deleted_column", self.deleted_column.is_none(), |t| {
-                name(t, &self.deleted_column)
-            })
+            .nullable("cursor_column", self.cursor_column.as_deref(), Text::str)
+            .nullable("deleted_column", self.deleted_column.as_deref(), Text::str)
             .field("key", |t| t.strings(&self.key))
-            .optional("schema_hash", self.schema_hash.is_none(), |t| {
-                name(t, &self.schema_hash)
-            })
+            .nullable("schema_hash", self.schema_hash.as_deref(), Text::str)
             .field("shapes", |t| {
                 t.map(self.shapes.iter(), |t, s| s.write_text(t))
             })
-            .optional("start_at", self.start_at.is_none(), |t| {
-                t.opt(self.start_at, Text::datetime)
-            })
+            .nullable("start_at", self.start_at, Text::datetime)
             .field("table", |t| t.str(&self.table))
             .optional("types", self.types.is_empty(), |t| {
                 t.map(self.types.iter(), |t, ty| t.str(ty.name()))
             })
-            .optional("window_column", self.window_column.is_none(), |t| {
-                name(t, &self.window_column)
-            })
+            .nullable("window_column", self.window_column.as_deref(), Text::str)
             .done();
     }
 }
@@ -376,28 +371,18 @@ impl WriteText for Manifest {
     const CAPACITY: usize = 512;
     fn write_text(&self, t: &mut Text) {
         t.object("Manifest")
-            .optional("content_hash", self.content_hash.is_none(), |t| {
-                t.opt(self.content_hash.as_deref(), Text::str)
-            })
-            .optional("generation", self.generation.is_none(), |t| {
-                t.opt(self.generation.as_ref(), Text::position)
-            })
+            .nullable("content_hash", self.content_hash.as_deref(), Text::str)
+            .nullable("generation", self.generation.as_ref(), Text::position)
             .field("produced_at", |t| t.datetime(self.produced_at))
             .field("rows", |t| t.uint(self.rows))
-            .optional("schema_hash", self.schema_hash.is_none(), |t| {
-                t.opt(self.schema_hash.as_deref(), Text::str)
-            })
+            .nullable("schema_hash", self.schema_hash.as_deref(), Text::str)
             .field("shape", |t| t.str(&self.shape))
-            .optional("since", self.since.is_none(), |t| {
-                t.opt(self.since.as_ref(), Text::since)
-            })
+            .nullable("since", self.since.as_ref(), Text::since)
             .field("table", |t| t.str(&self.table))
             .optional("tombstones", self.tombstones == 0, |t| {
                 t.uint(self.tombstones)
             })
-            .optional("window", self.window.is_none(), |t| {
-                t.opt(self.window.as_ref(), Text::window)
-            })
+            .nullable("window", self.window.as_ref(), Text::window)
             .done();
     }
 }
@@ -435,9 +420,7 @@ impl WriteText for Action {
         t.object("Action")
             .field("action", |t| t.str(self.kind.name()))
             .field("key", |t| t.strings(&self.key))
-            .optional("window", self.window.is_none(), |t| {
-                t.opt(self.window.as_ref(), Text::window)
-            })
+            .nullable("window", self.window.as_ref(), Text::window)
             .done();
     }
 }
@@ -468,10 +451,10 @@ impl WriteText for Receipt {
             (o, _) => o,
         };
         t.object("Receipt")
-            .optional(
+            .nullable(
                 "base_publication_id",
-                self.base_publication_id.is_none(),
-                |t| t.opt(self.base_publication_id.as_deref(), Text::str),
+                self.base_publication_id.as_deref(),
+                Text::str,
             )
             .field("checks", |t| t.kinds(&self.checks))
             .field("contract", |t| self.contract.write_text(t))
@@ -480,11 +463,9 @@ impl WriteText for Receipt {
             .field("outcome", |t| t.str(outcome.name()))
             .field("publication_id", |t| t.str(&self.publication_id))
             .field("received_at", |t| t.datetime(self.received_at))
-            .optional("source", self.source.is_none(), |t| {
-                t.opt(self.source.as_deref(), Text::str)
-            })
-            .optional("transition", self.transition.is_none(), |t| {
-                t.opt(self.transition.as_ref(), |t, x| x.write_text(t))
+            .nullable("source", self.source.as_deref(), Text::str)
+            .nullable("transition", self.transition.as_ref(), |t, x| {
+                x.write_text(t)
             })
             .done();
     }
@@ -514,13 +495,31 @@ mod tests {
     fn numbers_are_written_as_the_generic_path_writes_them() {
         for form in [Form::Wire, Form::Identity] {
             let exact = 1i64 << 53;
-            for n in [0, -1, exact, -exact, exact + 1, -exact - 1, i64::MAX, i64::MIN] {
+            for n in [
+                0,
+                -1,
+                exact,
+                -exact,
+                exact + 1,
+                -exact - 1,
+                i64::MAX,
+                i64::MIN,
+            ] {
                 assert_eq!(written(form, |t| t.int(n)), generic(form, &Json::from(n)));
             }
             for n in [0, 1u64 << 53, (1 << 53) + 1, u64::MAX] {
                 assert_eq!(written(form, |t| t.uint(n)), generic(form, &Json::from(n)));
             }
-            for f in [1.0, -0.0, 0.1, 1e21, 1e-7, f64::MAX, f64::NAN, f64::INFINITY] {
+            for f in [
+                1.0,
+                -0.0,
+                0.1,
+                1e21,
+                1e-7,
+                f64::MAX,
+                f64::NAN,
+                f64::INFINITY,
+            ] {
                 assert_eq!(written(form, |t| t.float(f)), generic(form, &Json::from(f)));
             }
         }
