@@ -296,8 +296,19 @@ fn number_as_f64(n: &Number) -> f64 {
     n.as_f64().unwrap_or(f64::NAN)
 }
 
-/// ECMAScript `Number.prototype.toString` for a finite binary64, `-0` as `0`.
-fn write_ecmascript_number(out: &mut String, f: f64) {
+/// Appends a finite binary64 as ECMAScript's `Number.prototype.toString` writes it (shortest
+/// round trip, `-0` as `0`): how both [`canonical`] and [`jcs`] write a float, and how [`jcs`]
+/// writes every number. For writers that stream a canonical form without building a [`Value`].
+///
+/// ```
+/// let mut out = String::new();
+/// for f in [1.0, 0.1, 1e21, -0.0] {
+///     dogana_json::write_ecmascript_number(&mut out, f);
+///     out.push(' ');
+/// }
+/// assert_eq!(out, "1 0.1 1e+21 0 ");
+/// ```
+pub fn write_ecmascript_number(out: &mut String, f: f64) {
     if f == 0.0 {
         out.push('0');
     } else {

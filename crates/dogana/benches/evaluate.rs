@@ -29,6 +29,13 @@
 //! neighbouring blocks of calls (each about 2 ms or one call) see about the same machine. The
 //! least time of each is printed too: the least disturbed run.
 //!
+//! `receipt_documents/N` times what a receiver writes of each receipt it gives: its canonical
+//! document and its identity, of a receipt fresh from the gate (a new one each iteration, so its
+//! kept identity does not answer). `direct` is `Receipt::to_json` and `Receipt::identity`, written
+//! without a JSON tree; `generic` the reference path, `dogana_json::canonical(&r.to_value())`
+//! and SHA-256 of `dogana_json::jcs(&r.identity_dict())`. The receipt (its size printed) does
+//! not grow with the ledger: its transition holds the regions over the delivered day.
+//!
 //! Run with `cargo bench -p dogana --bench evaluate`. `DOGANA_BENCH_SIZES=1000,10000` limits
 //! the sizes (default 1000,10000,100000).
 
@@ -220,6 +227,37 @@ fn bench(cr: &mut Criterion) {
                 || next.with_contract(c.clone()).expect("the same contract"),
                 |l| l.identity(),
                 BatchSize::PerIteration,
+            )
+        });
+        group.finish();
+
+        let mut group = cr.benchmark_group(format!("receipt_documents/{n}"));
+        group.warm_up_time(StdDuration::from_secs(1));
+        group.measurement_time(StdDuration::from_secs(3));
+        // Read from its document: a new value, its identity not yet kept.
+        let doc = fresh.to_json();
+        println!(
+            "receipt_documents/{n}: {} bytes, {} regions in its transition",
+            doc.len(),
+            fresh.transition().map_or(0, |t| t.regions().len())
+        );
+        let new_receipt = || Receipt::from_json(&doc).expect("a receipt reads back");
+        group.bench_function(BenchmarkId::from_parameter("direct"), |b| {
+            b.iter_batched(
+                new_receipt,
+                |r| (r.to_json(), r.identity()),
+                BatchSize::SmallInput,
+            )
+        });
+        group.bench_function(BenchmarkId::from_parameter("generic"), |b| {
+            b.iter_batched(
+                new_receipt,
+                |r| {
+                    let doc = dogana_json::canonical(&r.to_value());
+                    let id = Sha256::digest(dogana_json::jcs(&r.identity_dict()));
+                    (doc, id)
+                },
+                BatchSize::SmallInput,
             )
         });
         group.finish();

@@ -342,41 +342,38 @@ impl PartialEq for Point {
 
 impl Eq for Point {}
 
-/// The identity bytes of the region from `start` to just below `next`, with its leading comma
-/// unless it is the first; the spelling of [`Ledger::region_at`], keys in UTF-16 order.
+/// The identity bytes of the region from `start` to just below `next` ([`region_at`]), with
+/// its leading comma unless it is the first.
 fn region_identity(start: &Start, dates: Option<Dates>, next: Option<&Start>) -> Vec<u8> {
-    use crate::wire::{write_identity_stamp, write_identity_value};
-    let mut out = String::with_capacity(256);
+    use crate::wire::{Form, Text, WriteText};
+    let mut out = Text::new(Form::Identity, 256);
     if *start != Start::Min {
-        out.push(',');
+        out.raw(",");
     }
-    out.push_str("{\"complete_as_of\":");
-    write_identity_stamp(&mut out, dates.map(Dates::complete_as_of));
-    out.push_str(",\"deletions_as_of\":");
-    write_identity_stamp(&mut out, dates.map(Dates::deletions_as_of));
-    out.push_str(",\"high\":");
-    match next {
-        None | Some(Start::Min) => out.push_str("null,\"high_open\":true"),
+    region_at(start, dates, next).write_text(&mut out);
+    out.into_string().into_bytes()
+}
+
+/// The region from `start` to just below `next`, as a ledger stores it.
+fn region_at(start: &Start, dates: Option<Dates>, next: Option<&Start>) -> Region {
+    let low = match start {
+        Start::Min => None,
+        Start::At(v) => Some(v.clone()),
+    };
+    let (high, high_open) = match next {
+        None | Some(Start::Min) => (None, true),
         Some(Start::At(n)) => match n.predecessor() {
-            Some(p) => {
-                write_identity_value(&mut out, &p);
-                out.push_str(",\"high_open\":false");
-            }
-            None => {
-                write_identity_value(&mut out, n);
-                out.push_str(",\"high_open\":true");
-            }
+            Some(p) => (Some(p), false),
+            None => (Some(n.clone()), true),
         },
+    };
+    Region {
+        low_open: low.is_none(),
+        low,
+        high,
+        high_open,
+        dates,
     }
-    out.push_str(",\"kind\":\"Region\",\"low\":");
-    match start {
-        Start::Min => out.push_str("null,\"low_open\":true}"),
-        Start::At(v) => {
-            write_identity_value(&mut out, v);
-            out.push_str(",\"low_open\":false}");
-        }
-    }
-    out.into_bytes()
 }
 
 /// `,"version":4}`: what closes a region's (and the ledger's) canonical wire form.
@@ -791,7 +788,7 @@ impl Ledger {
         });
         fast.unwrap_or_else(|| {
             use crate::wire::Wire;
-            self.region_at(start, point.dates(), next).to_json()
+            region_at(start, point.dates(), next).to_json()
         })
     }
 
@@ -908,33 +905,12 @@ impl Ledger {
             .collect()
     }
 
-    fn region_at(&self, start: &Start, dates: Option<Dates>, next: Option<&Start>) -> Region {
-        let low = match start {
-            Start::Min => None,
-            Start::At(v) => Some(v.clone()),
-        };
-        let (high, high_open) = match next {
-            None | Some(Start::Min) => (None, true),
-            Some(Start::At(n)) => match n.predecessor() {
-                Some(p) => (Some(p), false),
-                None => (Some(n.clone()), true),
-            },
-        };
-        Region {
-            low_open: low.is_none(),
-            low,
-            high,
-            high_open,
-            dates,
-        }
-    }
-
     /// Every region in order, one at a time.
     pub(crate) fn for_each_region(&self, mut each: impl FnMut(Region)) {
         let mut iter = self.points.iter().peekable();
         while let Some((k, d)) = iter.next() {
             let next = iter.peek().map(|(n, _)| *n);
-            each(self.region_at(k, d.dates(), next));
+            each(region_at(k, d.dates(), next));
         }
     }
 
@@ -959,7 +935,7 @@ impl Ledger {
                 Some((n, _)) => Some((*n).clone()),
                 None => next_point(&self.points, k),
             };
-            out.push(self.region_at(k, d.dates(), next.as_ref()));
+            out.push(region_at(k, d.dates(), next.as_ref()));
         }
         out
     }
@@ -1532,6 +1508,7 @@ fn next_point(points: &OrdMap<Start, Point>, k: &Start) -> Option<Start> {
 
 /// The contract's identity and the RFC 8785 text it hashes, which the ledger's identity embeds.
 fn contract_identity(contract: &Contract) -> (Arc<str>, Arc<[u8]>) {
-    let jcs = dogana_json::jcs(&contract.identity_dict());
+    use crate::wire::WriteText;
+    let jcs = contract.identity_text().into_bytes();
     (hex(&Sha256::digest(&jcs)).into(), jcs.into())
 }

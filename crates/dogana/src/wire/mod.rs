@@ -23,7 +23,9 @@ use crate::value::{Value, Window};
 
 mod decode;
 mod fast;
+mod text;
 pub use decode::FromWire;
+pub(crate) use text::{Text, WriteText};
 
 /// The wire format version this crate reads and writes.
 pub const VERSION: i64 = 4;
@@ -237,6 +239,17 @@ impl Wire for Shape {
 
 impl Wire for Contract {
     const KIND: &'static str = "Contract";
+    /// The same bytes as the generic path, written without a JSON tree ([`Text`]).
+    fn to_json(&self) -> String {
+        self.canonical_text()
+    }
+    /// The same bytes as the generic path, written without a JSON tree.
+    fn identity_json(&self) -> String {
+        self.identity_text()
+    }
+    fn identity(&self) -> String {
+        self.identity_hash()
+    }
     fn encode(&self, form: Form) -> Json {
         let shapes = self
             .shapes
@@ -285,9 +298,17 @@ impl Wire for Contract {
 
 impl Wire for Manifest {
     const KIND: &'static str = "Manifest";
-    /// Computed once per manifest (see [`IdentityMemo`]).
+    /// The same bytes as the generic path, written without a JSON tree ([`Text`]).
+    fn to_json(&self) -> String {
+        self.canonical_text()
+    }
+    /// The same bytes as the generic path, written without a JSON tree.
+    fn identity_json(&self) -> String {
+        self.identity_text()
+    }
+    /// Computed once per manifest (see [`IdentityMemo`]), without a JSON tree.
     fn identity(&self) -> String {
-        self.identity.get(|| fresh_identity(self))
+        self.identity.get(|| self.identity_hash())
     }
     fn encode(&self, form: Form) -> Json {
         Obj::new(Self::KIND, form)
@@ -385,35 +406,6 @@ impl Wire for Ledger {
     }
 }
 
-/// A datetime or its absence in RFC 8785, as the identity form writes it (WIRE-20).
-pub(crate) fn write_identity_stamp(out: &mut String, t: Option<Timestamp>) {
-    match t {
-        None => out.push_str("null"),
-        Some(t) => {
-            out.push_str("{\"$datetime\":\"");
-            t.push_to(out);
-            out.push_str("\"}");
-        }
-    }
-}
-
-/// A key or bound value in RFC 8785, as [`value`] builds it.
-pub(crate) fn write_identity_value(out: &mut String, v: &Value) {
-    match v {
-        Value::Int(i) => {
-            use std::fmt::Write as _;
-            let _ = write!(out, "{i}");
-        }
-        Value::Str(s) => dogana_json::write_jcs_string(out, s),
-        Value::Date(d) => {
-            out.push_str("{\"$date\":\"");
-            d.push_to(out);
-            out.push_str("\"}");
-        }
-        Value::Datetime(t) => write_identity_stamp(out, Some(*t)),
-    }
-}
-
 impl Wire for Check {
     const KIND: &'static str = "Check";
     fn encode(&self, form: Form) -> Json {
@@ -465,10 +457,19 @@ impl Wire for Transition {
 
 impl Wire for Receipt {
     const KIND: &'static str = "Receipt";
-    /// Computed once per receipt (see [`IdentityMemo`]); a replay's is its original's, as
-    /// the identity form says (WIRE-20).
+    /// The same bytes as the generic path, written without a JSON tree ([`Text`]): a receiver
+    /// writes every receipt it gives (issue 16).
+    fn to_json(&self) -> String {
+        self.canonical_text()
+    }
+    /// The same bytes as the generic path, written without a JSON tree.
+    fn identity_json(&self) -> String {
+        self.identity_text()
+    }
+    /// Computed once per receipt (see [`IdentityMemo`]), without a JSON tree; a replay's is
+    /// its original's, as the identity form says (WIRE-20).
     fn identity(&self) -> String {
-        self.identity.get(|| fresh_identity(self))
+        self.identity.get(|| self.identity_hash())
     }
     fn encode(&self, form: Form) -> Json {
         let outcome = match (self.outcome, form) {

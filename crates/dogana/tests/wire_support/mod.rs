@@ -2,6 +2,8 @@
 //! week of deliveries, contracts with every shape, receipts of each outcome, claims.
 #![allow(dead_code)]
 
+pub mod strategies;
+
 use std::path::PathBuf;
 
 use dogana::{
