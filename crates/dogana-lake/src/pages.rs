@@ -46,7 +46,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())
@@ -219,7 +219,7 @@ pub(crate) fn edit(
     // every change, by the page its key falls in (the last one starting at or before it)
     enum Change<'a> {
         Remove,
-        Change(&'a str),
+        Rewrite(&'a str),
         Add(&'a str),
     }
     let mut changes: Vec<(&[u8], Change<'_>)> = rows
@@ -229,7 +229,7 @@ pub(crate) fn edit(
         .chain(
             rows.changed
                 .iter()
-                .map(|(k, j)| (k.as_slice(), Change::Change(j))),
+                .map(|(k, j)| (k.as_slice(), Change::Rewrite(j))),
         )
         .chain(
             rows.added
@@ -264,7 +264,7 @@ pub(crate) fn edit(
                 (Change::Remove, Ok(j)) => {
                     regions.remove(j);
                 }
-                (Change::Change(json), Ok(j)) => regions[j].1 = (*json).to_owned(),
+                (Change::Rewrite(json), Ok(j)) => regions[j].1 = (*json).to_owned(),
                 (Change::Add(json), Err(j)) => {
                     regions.insert(j, (key.to_vec(), (*json).to_owned()))
                 }
@@ -274,7 +274,7 @@ pub(crate) fn edit(
                         hex(key)
                     )))
                 }
-                (Change::Remove | Change::Change(_), Err(_)) => {
+                (Change::Remove | Change::Rewrite(_), Err(_)) => {
                     return Err(corrupt(format!(
                         "a region changed at key {} is not stored",
                         hex(key)
