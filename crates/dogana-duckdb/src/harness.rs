@@ -69,6 +69,12 @@ impl Harness for DuckDb {
         }
         Ok(())
     }
+
+    /// DuckDB's refusal of a block failing its checksum (`lib.rs`, "A checkpoint killed in
+    /// its metadata write"; tests/torn_checkpoint.rs builds such a file).
+    fn torn_by_its_database(error: &str) -> bool {
+        error.contains(crate::backend::TORN_BLOCK)
+    }
 }
 
 /// The reference's DuckDB view over the documents ("Ledger JSON"), as a query: what

@@ -150,6 +150,16 @@ pub trait Harness: Backend + Sized {
     fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
         copy_dir(from, to)
     }
+    /// Whether `error`, from [`create`](Harness::create) on a store whose writer was killed,
+    /// is a refusal the backend documents as its database's own: the database no longer
+    /// opens the file because the kill tore one of its own writes (DuckDB rewrites its
+    /// metadata block in place at each checkpoint). Such a store holds no mixture of two
+    /// states; it holds nothing readable. The crash harness counts these kills apart and
+    /// fails when more than one in fifty end so. None, by default.
+    fn torn_by_its_database(error: &str) -> bool {
+        let _ = error;
+        false
+    }
 }
 
 /// Replaces folder `to` with a copy of the files of folder `from`.
