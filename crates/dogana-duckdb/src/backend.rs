@@ -439,10 +439,10 @@ fn connect(path: &Path, write: bool, options: &DuckDbOptions) -> Result<Connecti
 /// What the refusal of a store whose block DuckDB cannot read says (`lib.rs`, "A checkpoint
 /// killed in its metadata write").
 pub(crate) const TORN_BLOCK: &str = "DuckDB refuses the file, a block of it failing its \
-    checksum: DuckDB rewrites its metadata block in place at each checkpoint, and a process \
-    killed or a machine losing power during that write leaves it half old, half new. No \
-    delivery was half done (each commits whole), but DuckDB reads nothing of this file: \
-    restore it from a copy";
+    checksum. The likely cause: DuckDB rewrites its metadata block in place at each \
+    checkpoint, and a process killed or a machine losing power during that write leaves it \
+    half old, half new. No delivery was half done (each commits whole), but DuckDB reads \
+    nothing of this file: restore it from a copy";
 
 /// Whether DuckDB's error on opening a file is a block failing its checksum.
 fn is_torn_block(message: &str) -> bool {
