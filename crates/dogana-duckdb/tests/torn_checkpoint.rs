@@ -63,7 +63,7 @@ fn folder(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_store_whose_metadata_block_write_was_cut_is_refused_saying_why() {
-    // rule: RECOVERY-01 — a store that cannot be read is named, never read as another state
+    // no protocol rule: the backend names a file its database cannot read, and why
     let dir = folder("torn");
     let path = killed_in_block_zero(&dir, 1);
     let Err(refused) = DuckDb::open(&path, &DuckDbOptions::default(), true) else {
