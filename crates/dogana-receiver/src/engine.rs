@@ -12,6 +12,7 @@ use dogana_rows::{sha256_file, Format, RowReport};
 
 use crate::batch::Datum;
 use crate::ledger_cache;
+use crate::overhead::Lap;
 use crate::port::{Backend, Column, KeysFrom, KeysOutside, ReceiptRow, Step, Txn};
 use crate::stage::{self, target_columns, Staged};
 use crate::StoreError;
@@ -533,16 +534,20 @@ impl<B: Backend> Store<B> {
     /// the replay lookup, the stored ledger, `Gate::evaluate` (the rows' checks taken as
     /// passed), `follow`, and the save of the ledger and the receipt — then rolled back, so
     /// the store is as it was. Returns the ledger the delivery would have left.
+    /// `lap` is told as each [`Lap`] ends, for the benchmark's breakdown.
     pub(crate) fn ledger_part(
         &mut self,
         contract: &Contract,
         manifest: &Manifest,
         now: Timestamp,
+        lap: &mut dyn FnMut(Lap),
     ) -> Result<Ledger, StoreError> {
         let b = &mut self.backend;
         b.begin(Txn::Write, &[contract.table()])?;
-        let left = ledger_part_in(b, contract, manifest, now);
+        lap(Lap::Begin);
+        let left = ledger_part_in(b, contract, manifest, now, lap);
         b.rollback();
+        lap(Lap::End);
         left
     }
 
@@ -670,6 +675,7 @@ fn ledger_part_in<B: Backend>(
     contract: &Contract,
     manifest: &Manifest,
     now: Timestamp,
+    lap: &mut dyn FnMut(Lap),
 ) -> Result<Ledger, StoreError> {
     let table = contract.table();
     if accepted_receipt(b, table, &manifest.identity())?.is_some() {
@@ -677,9 +683,13 @@ fn ledger_part_in<B: Backend>(
             "the manifest was delivered already".into(),
         ));
     }
+    lap(Lap::Replay);
     let stored = stored_ledger(b, table)?;
+    lap(Lap::Stored);
     let ledger = load_ledger(b, contract, false)?;
+    lap(Lap::Load);
     let receipt = Gate::evaluate(&ledger, manifest, &[], now, None, &[]);
+    lap(Lap::Evaluate);
     if !receipt.accepted() {
         return Err(StoreError::Corrupt(format!(
             "the ledger's part was refused: {:?}",
@@ -687,8 +697,11 @@ fn ledger_part_in<B: Backend>(
         )));
     }
     let next = ledger.follow(&receipt)?;
+    lap(Lap::Follow);
     save_ledger(b, table, &next, stored.as_ref())?;
+    lap(Lap::SaveLedger);
     b.save_receipt(table, &receipt)?;
+    lap(Lap::SaveReceipt);
     Ok(next)
 }
 
