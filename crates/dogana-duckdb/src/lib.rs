@@ -40,7 +40,12 @@
 //!   stored key; they are written with one prepared statement per kind of change, since
 //!   DuckDB plans and runs each statement at a cost far above a few rows': the head updated
 //!   (inserted when it changed no row), the gone regions deleted (`low IN (…)`), the changed
-//!   ones updated from a `VALUES` list, the new ones inserted from one. More than 64 at once,
+//!   ones updated by key (`SET region = CASE low WHEN … END WHERE … low IN (…)`: a join
+//!   with a `VALUES` list scanned every region row, 6.2 ms a delivery at 100,000 regions
+//!   against 5.3 ms now; bench/apply.md), the new ones inserted from a `VALUES` list. The
+//!   update of one region still takes 2.6 to 2.9 ms at 100,000 regions, as if it read the
+//!   table's rows (the compound key's filter seems not to reach its index): a one-column
+//!   key is the next thing to try. More than 64 at once,
 //!   as a whole ledger or a conversion writes them, are appended to a TEMP table and upserted
 //!   in one `INSERT … SELECT … ON CONFLICT`, which needs a PRIMARY KEY, so the store's own
 //!   two ledger tables have one (`table_name`; `(table_name, low)`), unlike a published
