@@ -1946,6 +1946,8 @@ macro_rules! conformance_suite {
             ledger_identity_not_matching_the_regions_is_found,
             // rule: RECV-13
             ledger_writers_at_once_convert_once,
+            // rule: LOADER-10
+            ledger_regions_rewritten_together_keep_their_own_text,
         );
     };
     ($receiver:ty) => {
@@ -2870,4 +2872,38 @@ pub fn ledger_writers_at_once_convert_once<S: LedgerRowsStore>() {
     verified(&mut store);
     accept_day(&mut store, &d.0, 5);
     verified(&mut store);
+}
+
+/// Stored regions rewritten together in one save each keep the text given for their own key:
+/// a backend that writes several regions in one statement pairs every key with its region.
+pub fn ledger_regions_rewritten_together_keep_their_own_text<S: LedgerRowsStore>() {
+    // rule: LOADER-10 — the document readers see is the regions saved, each under its key
+    let d = Folder::new("together");
+    let mut store = rows_store::<S::Backend>(&d.0);
+    for day in [1, 3, 5, 7] {
+        accept_day(&mut store, &d.0, day);
+    }
+    let mut rows = stored_ledger(&mut store).region_rows_since(None);
+    // every region rewritten at once with the next one's text: a store that wrote one text
+    // everywhere, or paired a key with another's text, shows another document
+    let mut texts: Vec<String> = rows.added.iter().map(|(_, r)| r.clone()).collect();
+    assert!(texts.len() > 4, "{} regions", texts.len());
+    texts.rotate_left(1);
+    rows.changed = rows
+        .added
+        .drain(..)
+        .map(|(key, _)| key)
+        .zip(texts.iter().cloned())
+        .collect();
+    let b = store.backend_mut();
+    b.begin(crate::Txn::Write, &["orders"]).expect("begins");
+    b.save_ledger_rows("orders", &"0".repeat(64), &rows)
+        .expect("saves");
+    b.commit().expect("commits");
+    let expected =
+        dogana::LedgerRows::document(&rows.head, texts.iter().map(String::as_str), &rows.tail);
+    assert_eq!(
+        store.backend_mut().documents(),
+        Ok(vec![("orders".to_owned(), expected)])
+    );
 }
