@@ -692,8 +692,8 @@ impl DuckDb {
             }
             let (list, params) = values(regions);
             let sql = if what == "updating" {
-                // the keys named in a filter, which the primary key's index answers: a join
-                // with the VALUES list scans every region of the table (bench/apply.md)
+                // the keys named in a filter: a join with a VALUES list read every region
+                // row of the table (bench/apply.md; the crate's Decisions say what is left)
                 let cases: String = (0..regions.len())
                     .map(|i| format!(" WHEN ?{} THEN ?{}", 2 * i + 2, 2 * i + 3))
                     .collect();
