@@ -138,22 +138,31 @@ pub fn tier(rows: u64) -> u32 {
 /// the first one's position. Repeats until every tier holds fewer than 4 parts, the lowest
 /// tier first (`store.fold.tiered-merge`).
 pub fn plan_merges(rows: &[u64]) -> Vec<[usize; 4]> {
-    let mut rows = rows.to_vec();
+    let sizes: Vec<(u64, u64)> = rows.iter().map(|r| (*r, *r)).collect();
+    plan_merges_of(&sizes)
+}
+
+/// [`plan_merges`] over parts whose rows are not all current: each part as `(rows as it
+/// stands, its current rows)`. A part's tier is that of the rows it holds; a merged part
+/// holds its members' current rows only (a shadowed row is dropped), so its size is their
+/// sum, and the tiers planned are the tiers the fold leaves.
+fn plan_merges_of(parts: &[(u64, u64)]) -> Vec<[usize; 4]> {
+    let mut parts = parts.to_vec();
     let mut merges = Vec::new();
     loop {
         let mut by_tier: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for (i, r) in rows.iter().enumerate() {
-            by_tier.entry(tier(*r)).or_default().push(i);
+        for (i, (rows, _)) in parts.iter().enumerate() {
+            by_tier.entry(tier(*rows)).or_default().push(i);
         }
         let Some(at) = by_tier.values().find(|v| v.len() >= 4) else {
             return merges;
         };
         let m = [at[0], at[1], at[2], at[3]];
-        let total: u64 = m.iter().map(|i| rows[*i]).sum();
+        let total: u64 = m.iter().map(|i| parts[*i].1).sum();
         for i in m.iter().rev() {
-            rows.remove(*i);
+            parts.remove(*i);
         }
-        rows.insert(m[0], total);
+        parts.insert(m[0], (total, total));
         merges.push(m);
     }
 }
@@ -1594,18 +1603,6 @@ impl Lake {
         let row_parts: Vec<usize> = (0..t.parts.len())
             .filter(|i| !t.parts[*i].is_deletes())
             .collect();
-        let counts: Vec<u64> = row_parts.iter().map(|i| t.parts[*i].len()).collect();
-        let merges = plan_merges(&counts);
-        // which row parts each merged part is made of (positions in `t.parts`)
-        let mut groups: Vec<Vec<usize>> = row_parts.iter().map(|i| vec![*i]).collect();
-        for m in &merges {
-            let merged: Vec<usize> = m.iter().flat_map(|i| groups[*i].clone()).collect();
-            for i in m.iter().rev() {
-                groups.remove(*i);
-            }
-            groups.insert(m[0], merged);
-        }
-        let merged: Vec<Vec<usize>> = groups.into_iter().filter(|g| g.len() > 1).collect();
         // which rows of each part are current (None: all, the parts are disjoint)
         let current = if t.overlapping {
             Some(self.current_flags(&t, &columns)?)
@@ -1617,17 +1614,46 @@ impl Lake {
                 .as_ref()
                 .map_or(0, |c| c[i].iter().filter(|x| !**x).count())
         };
-        // a part outside every merge a quarter or more of whose rows are shadowed is
-        // rewritten alone with its current rows: a part is rewritten only after a quarter of
+        // a part a quarter or more of whose rows are shadowed is rewritten with its current
+        // rows (alone, when no merge takes it): a part is rewritten only after a quarter of
         // its size was delivered again, so this adds at most 4x to the write amplification
+        let stale = |i: usize| {
+            let n = shadowed(i);
+            n > 0 && 4 * n as u64 >= t.parts[i].len()
+        };
+        // each row part as it will stand if no merge takes it (a stale one rewritten to its
+        // current rows), and its current rows: a merge keeps only those, so the tiers
+        // planned are the tiers the fold leaves
+        let sizes: Vec<(u64, u64)> = row_parts
+            .iter()
+            .map(|i| {
+                let current = t.parts[*i].len() - shadowed(*i) as u64;
+                (
+                    if stale(*i) {
+                        current
+                    } else {
+                        t.parts[*i].len()
+                    },
+                    current,
+                )
+            })
+            .collect();
+        let merges = plan_merges_of(&sizes);
+        // which row parts each merged part is made of (positions in `t.parts`)
+        let mut groups: Vec<Vec<usize>> = row_parts.iter().map(|i| vec![*i]).collect();
+        for m in &merges {
+            let merged: Vec<usize> = m.iter().flat_map(|i| groups[*i].clone()).collect();
+            for i in m.iter().rev() {
+                groups.remove(*i);
+            }
+            groups.insert(m[0], merged);
+        }
+        let merged: Vec<Vec<usize>> = groups.into_iter().filter(|g| g.len() > 1).collect();
         let rewrite: Vec<usize> = row_parts
             .iter()
             .copied()
             .filter(|i| !merged.iter().flatten().any(|m| m == i))
-            .filter(|i| {
-                let n = shadowed(*i);
-                n > 0 && 4 * n as u64 >= t.parts[*i].len()
-            })
+            .filter(|i| stale(*i))
             .collect();
         if merges.is_empty() && rewrite.is_empty() {
             return Ok(report);
