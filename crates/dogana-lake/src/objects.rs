@@ -22,7 +22,7 @@ use futures::TryStreamExt;
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path as OPath;
-use object_store::{ObjectStore, PutMode, PutOptions, PutPayload, UpdateVersion};
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
 use tokio::runtime::Runtime;
 
 use crate::LakeError;
@@ -231,7 +231,7 @@ impl Root {
     fn path(&self, key: &str) -> OPath {
         let mut p = self.prefix.clone();
         for part in key.split('/').filter(|s| !s.is_empty()) {
-            p = p.child(part);
+            p = p.join(part);
         }
         p
     }

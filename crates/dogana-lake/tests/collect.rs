@@ -14,10 +14,11 @@ use dogana_lake::{Lake, LakeError, LakeOptions};
 use dogana_receiver::conformance::Fixture;
 use dogana_receiver::Store;
 use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
 use object_store::memory::InMemory;
 use object_store::path::Path as OPath;
 use object_store::{
-    GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
     PutMultipartOptions, PutOptions, PutPayload, PutResult,
 };
 
@@ -219,9 +220,16 @@ impl ObjectStore for Recording {
     ) -> object_store::Result<GetResult> {
         self.inner.get_opts(location, options).await
     }
-    async fn delete(&self, location: &OPath) -> object_store::Result<()> {
-        self.log.lock().unwrap().push(format!("delete {location}"));
-        self.inner.delete(location).await
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<OPath>>,
+    ) -> BoxStream<'static, object_store::Result<OPath>> {
+        let log = Arc::clone(&self.log);
+        // each deletion is recorded as the store takes it, before it is removed
+        let logged = locations
+            .inspect_ok(move |location| log.lock().unwrap().push(format!("delete {location}")))
+            .boxed();
+        self.inner.delete_stream(logged)
     }
     fn list(&self, prefix: Option<&OPath>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
         self.inner.list(prefix)
@@ -232,11 +240,13 @@ impl ObjectStore for Recording {
     ) -> object_store::Result<ListResult> {
         self.inner.list_with_delimiter(prefix).await
     }
-    async fn copy(&self, from: &OPath, to: &OPath) -> object_store::Result<()> {
-        self.inner.copy(from, to).await
-    }
-    async fn copy_if_not_exists(&self, from: &OPath, to: &OPath) -> object_store::Result<()> {
-        self.inner.copy_if_not_exists(from, to).await
+    async fn copy_opts(
+        &self,
+        from: &OPath,
+        to: &OPath,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
     }
 }
 

@@ -16,8 +16,8 @@ use futures::stream::BoxStream;
 use object_store::memory::InMemory;
 use object_store::path::Path as OPath;
 use object_store::{
-    GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore, PutMode,
-    PutMultipartOptions, PutOptions, PutPayload, PutResult,
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore,
+    ObjectStoreExt, PutMode, PutMultipartOptions, PutOptions, PutPayload, PutResult,
 };
 
 type Fx = Fixture<Store<Lake>>;
@@ -461,7 +461,10 @@ impl ObjectStore for Faulty {
                     return self.inner.put(location, payload).await;
                 }
                 Fault::Unsupported => {
-                    return Err(object_store::Error::NotImplemented);
+                    return Err(object_store::Error::NotImplemented {
+                        operation: "a conditional put_opts".into(),
+                        implementer: self.to_string(),
+                    });
                 }
             }
         }
@@ -481,8 +484,11 @@ impl ObjectStore for Faulty {
     ) -> object_store::Result<GetResult> {
         self.inner.get_opts(location, options).await
     }
-    async fn delete(&self, location: &OPath) -> object_store::Result<()> {
-        self.inner.delete(location).await
+    fn delete_stream(
+        &self,
+        locations: BoxStream<'static, object_store::Result<OPath>>,
+    ) -> BoxStream<'static, object_store::Result<OPath>> {
+        self.inner.delete_stream(locations)
     }
     fn list(&self, prefix: Option<&OPath>) -> BoxStream<'static, object_store::Result<ObjectMeta>> {
         self.inner.list(prefix)
@@ -493,11 +499,13 @@ impl ObjectStore for Faulty {
     ) -> object_store::Result<ListResult> {
         self.inner.list_with_delimiter(prefix).await
     }
-    async fn copy(&self, from: &OPath, to: &OPath) -> object_store::Result<()> {
-        self.inner.copy(from, to).await
-    }
-    async fn copy_if_not_exists(&self, from: &OPath, to: &OPath) -> object_store::Result<()> {
-        self.inner.copy_if_not_exists(from, to).await
+    async fn copy_opts(
+        &self,
+        from: &OPath,
+        to: &OPath,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
+        self.inner.copy_opts(from, to, options).await
     }
 }
 
