@@ -435,6 +435,9 @@ impl PartWriter {
         // instant column is mostly distinct values, whose interning costs and saves nothing
         let mut props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
+            // page statistics in each page header too, as parquet before 56 wrote them: the
+            // same bytes a part had before the move to arrow 58 (docs/decisions.md)
+            .set_write_page_header_statistics(true)
             .set_dictionary_enabled(false);
         for c in columns {
             if matches!(
@@ -764,5 +767,49 @@ mod tests {
         let reader = SerializedFileReader::new(bytes).unwrap();
         let leaf = reader.metadata().file_metadata().schema_descr().column(0);
         assert_eq!(leaf.physical_type(), Physical::FLOAT);
+    }
+
+    #[test]
+    fn a_parts_data_pages_carry_their_statistics_in_their_headers() {
+        // decision: docs/decisions.md, "One arrow: 58" — a part is written as parquet 55
+        // wrote it, page statistics in each data page's header (56 and later leave them out)
+        use parquet::file::properties::ReaderProperties;
+        use parquet::file::serialized_reader::ReadOptionsBuilder;
+        use parquet::file::statistics::Statistics;
+        let cols = [col("n", "int")];
+        let rows = vec![
+            vec![Datum::Int(5)],
+            vec![Datum::Int(-3)],
+            vec![Datum::Null],
+            vec![Datum::Int(9)],
+        ];
+        let bytes = encode("t", &cols, &rows).unwrap();
+        let options = ReadOptionsBuilder::new()
+            .with_reader_properties(
+                ReaderProperties::builder()
+                    .set_read_page_statistics(true)
+                    .build(),
+            )
+            .build();
+        let reader = SerializedFileReader::new_with_options(bytes, options).unwrap();
+        let pages: Vec<_> = reader
+            .get_row_group(0)
+            .unwrap()
+            .get_column_page_reader(0)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            pages.len(),
+            1,
+            "one data page, no dictionary for an int column"
+        );
+        match pages[0].statistics() {
+            Some(Statistics::Int64(s)) => {
+                assert_eq!((s.min_opt(), s.max_opt()), (Some(&-3), Some(&9)));
+                assert_eq!(s.null_count_opt(), Some(1));
+            }
+            other => panic!("the data page's header has no Int64 statistics: {other:?}"),
+        }
     }
 }
