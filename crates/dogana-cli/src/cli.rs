@@ -339,6 +339,10 @@ pub struct ManifestArgs {
     /// Where to write the manifest instead of FILE.json; `-` is standard output
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -470,6 +474,10 @@ pub struct VerifyArgs {
     /// Verify only this table [default: every table of the store]
     #[arg(value_name = "TABLE")]
     pub table: Option<String>,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -483,6 +491,10 @@ pub struct FoldArgs {
     /// How long to wait for another writer's lease on a table before refusing
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -500,6 +512,10 @@ pub struct CollectArgs {
     /// How long to wait for another writer's lease on a table before refusing
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -510,6 +526,10 @@ pub struct DuckdbSqlArgs {
     /// The table
     #[arg(value_name = "TABLE")]
     pub table: String,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -526,6 +546,10 @@ pub struct ReplicateArgs {
     /// Replace a local pointer naming a snapshot off the store's chain
     #[arg(long)]
     pub adopt: bool,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -536,6 +560,10 @@ pub struct LedgerArgs {
     /// The table
     #[arg(value_name = "TABLE")]
     pub table: String,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -614,6 +642,10 @@ pub struct ShowArgs {
     /// Replace an existing file (atomically)
     #[arg(long)]
     pub force: bool,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -627,6 +659,10 @@ pub struct ContractArgs {
     /// Replace an existing output file (atomically)
     #[arg(long)]
     pub force: bool,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -634,6 +670,10 @@ pub struct IdentityArgs {
     /// A wire document of any kind; `-` reads standard input
     #[arg(value_name = "DOC")]
     pub doc: PathBuf,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -641,6 +681,10 @@ pub struct CanonicalArgs {
     /// A JSON document; `-` reads standard input
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -648,6 +692,10 @@ pub struct CompletionsArgs {
     /// The shell
     #[arg(value_name = "SHELL")]
     pub shell: clap_complete::Shell,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A count of rows (`--rows`, `--tombstones`): a nonnegative integer. A negative one is named

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::input::shown;
 use crate::refusal::{refuse, Refusal, Result};
+use dogana_codes as codes;
 
 /// Writes `bytes` to standard output. A closed pipe (`dogana claims ... | head`) is not an
 /// error: the reader has what it wanted.
@@ -13,7 +14,10 @@ pub fn stdout(bytes: &[u8]) -> Result<()> {
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => refuse!("cannot write to standard output: {e}"),
+        Err(e) => refuse!(
+            codes::OUTPUT_UNWRITABLE,
+            "cannot write to standard output: {e}"
+        ),
     }
 }
 
@@ -22,6 +26,7 @@ pub fn stdout(bytes: &[u8]) -> Result<()> {
 pub fn check_free(path: &Path, force: bool, what: &str) -> Result<()> {
     if !force && std::fs::symlink_metadata(path).is_ok() {
         refuse!(
+            codes::OUTPUT_EXISTS,
             "{} exists; pass --force to replace the {what}, or -o to write elsewhere",
             shown(path)
         )
@@ -40,11 +45,19 @@ fn directory_of(path: &Path) -> PathBuf {
 /// then renamed over the target, so a reader sees the old file or the new one, never a part
 /// (CLI-12). Without `force`, an existing file is refused, also when it appears meanwhile.
 pub fn file(path: &Path, bytes: &[u8], force: bool, what: &str) -> Result<()> {
-    let cannot = |e: &dyn std::fmt::Display| {
-        Refusal::new(format!(
-            "cannot write the {what} {}: {e}; check the directory exists and is writable",
-            shown(path)
-        ))
+    let cannot = |e: &io::Error| {
+        // a full disk is transient: the same call succeeds once there is room
+        let code = match e.kind() {
+            io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => codes::DISK_FULL,
+            _ => codes::OUTPUT_UNWRITABLE,
+        };
+        Refusal::new(
+            code,
+            format!(
+                "cannot write the {what} {}: {e}; check the directory exists and is writable",
+                shown(path)
+            ),
+        )
     };
     let dir = directory_of(path);
     let mut tmp = tempfile::Builder::new()

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use dogana::{column_hash, Contract, Deletions, Duration, LogicalType, Shape, Timestamp};
 use toml::{Table, Value};
 
+use dogana_codes as codes;
+
 use crate::refusal::{refuse, Result};
 use crate::typed;
 
@@ -56,6 +58,7 @@ pub fn parse(text: &str, name: &str) -> Result<Parsed> {
                 format!(" at line {line}, column {column}")
             });
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {name} is not valid TOML{at}: {}; fix the syntax",
                 e.message().trim()
             )
@@ -77,6 +80,7 @@ impl Reader<'_> {
             .collect();
         if !unknown.is_empty() {
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: unknown key{} {}; the keys here are {}",
                 self.name,
                 if unknown.len() > 1 { "s" } else { "" },
@@ -91,6 +95,7 @@ impl Reader<'_> {
         match value {
             Value::String(s) => Ok(s),
             other => refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {key} is a {}, not a string; quote it",
                 self.name,
                 other.type_str()
@@ -105,6 +110,7 @@ impl Reader<'_> {
     fn strings(&self, value: &Value, key: &str) -> Result<Vec<String>> {
         let Value::Array(items) = value else {
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {key} is a list of column names, such as {key} = [\"id\"]",
                 self.name
             )
@@ -125,8 +131,7 @@ impl Reader<'_> {
         };
         match parsed {
             Ok(d) => Ok(d),
-            Err(e) => refuse!(
-                "contract {}: {key}: {e}; write a number of seconds or a string such as \"3d\", \"12h\", \"90s\"",
+            Err(e) => refuse!(codes::CONTRACT_INVALID, "contract {}: {key}: {e}; write a number of seconds or a string such as \"3d\", \"12h\", \"90s\"",
                 self.name
             ),
         }
@@ -136,8 +141,7 @@ impl Reader<'_> {
         let text = match value {
             Value::Datetime(d) => {
                 if d.offset.is_none() || d.time.is_none() {
-                    refuse!(
-                        "contract {}: {key} = {d} has no UTC offset, so it names no instant (TRUST-09); write it with Z or ±HH:MM",
+                    refuse!(codes::CONTRACT_INVALID, "contract {}: {key} = {d} has no UTC offset, so it names no instant (TRUST-09); write it with Z or ±HH:MM",
                         self.name
                     )
                 }
@@ -145,6 +149,7 @@ impl Reader<'_> {
             }
             Value::String(s) => s.clone(),
             other => refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {key} is a {}, not a datetime; write it like 2026-01-01T00:00:00Z",
                 self.name,
                 other.type_str()
@@ -152,15 +157,18 @@ impl Reader<'_> {
         };
         match text.parse::<Timestamp>() {
             Ok(t) => Ok(t),
-            Err(e) => refuse!("contract {}: {key}: {e}", self.name),
+            Err(e) => refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {}: {key}: {e}",
+                self.name
+            ),
         }
     }
 
     fn logical_type(&self, name: &str, key: &str) -> Result<LogicalType> {
         match LogicalType::from_name(name) {
             Some(t) => Ok(t),
-            None => refuse!(
-                "contract {}: {key} = {name:?} is not a type; the types are int, float, str, bool, date, datetime",
+            None => refuse!(codes::CONTRACT_INVALID, "contract {}: {key} = {name:?} is not a type; the types are int, float, str, bool, date, datetime",
                 self.name
             ),
         }
@@ -170,8 +178,7 @@ impl Reader<'_> {
     /// and `type`.
     fn columns(&self, value: &Value) -> Result<Vec<(String, String)>> {
         let Value::Array(items) = value else {
-            refuse!(
-                "contract {}: columns is an ordered list, such as columns = [[\"id\", \"int\"], [\"amount\", \"decimal(12,2)\"]]",
+            refuse!(codes::CONTRACT_INVALID, "contract {}: columns is an ordered list, such as columns = [[\"id\", \"int\"], [\"amount\", \"decimal(12,2)\"]]",
                 self.name
             )
         };
@@ -190,19 +197,29 @@ impl Reader<'_> {
                             self.string(n, &format!("{key}.name"))?,
                             self.string(ty, &format!("{key}.type"))?,
                         ),
-                        _ => refuse!("contract {}: {key} needs both name and type", self.name),
+                        _ => refuse!(
+                            codes::CONTRACT_INVALID,
+                            "contract {}: {key} needs both name and type",
+                            self.name
+                        ),
                     }
                 }
                 _ => refuse!(
+                    codes::CONTRACT_INVALID,
                     "contract {}: {key} is a [name, type] pair, such as [\"id\", \"int\"]",
                     self.name
                 ),
             };
             if let Err(e) = ty.parse::<dogana_rows::ColumnType>() {
-                refuse!("contract {}: {key}: column {name:?}: {e}", self.name)
+                refuse!(
+                    codes::CONTRACT_INVALID,
+                    "contract {}: {key}: column {name:?}: {e}",
+                    self.name
+                )
             }
             if pairs.iter().any(|(n, _): &(String, String)| n == name) {
                 refuse!(
+                    codes::CONTRACT_INVALID,
                     "contract {}: {key}: column {name:?} is listed twice",
                     self.name
                 )
@@ -214,8 +231,7 @@ impl Reader<'_> {
 
     fn shape(&self, name: &str, value: &Value) -> Result<Shape> {
         let Value::Table(t) = value else {
-            refuse!(
-                "contract {}: shapes.{name} is a table, such as [shapes.{name}] with kind = \"full\"",
+            refuse!(codes::CONTRACT_INVALID, "contract {}: shapes.{name} is a table, such as [shapes.{name}] with kind = \"full\"",
                 self.name
             )
         };
@@ -223,6 +239,7 @@ impl Reader<'_> {
         self.unknown_keys(t, SHAPE_KEYS, &key(""))?;
         let Some(kind) = self.optional_string(t, "kind")? else {
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {} is missing; it is one of {}",
                 self.name,
                 key("kind"),
@@ -234,15 +251,13 @@ impl Reader<'_> {
             None if complete => Deletions::Absence,
             None => Deletions::None,
             Some("absence") if complete => Deletions::Absence,
-            Some(d) if complete => refuse!(
-                "contract {}: {} = {d:?}, but a {kind} read is complete and reports deletions by absence; drop deletions (CONTRACT-29)",
+            Some(d) if complete => refuse!(codes::CONTRACT_INVALID, "contract {}: {} = {d:?}, but a {kind} read is complete and reports deletions by absence; drop deletions (CONTRACT-29)",
                 self.name,
                 key("deletions")
             ),
             Some("none") => Deletions::None,
             Some("tombstone") => Deletions::Tombstone,
-            Some(d) => refuse!(
-                "contract {}: {} = {d:?}; a read of changes reports deletions as \"none\" or \"tombstone\"",
+            Some(d) => refuse!(codes::CONTRACT_INVALID, "contract {}: {} = {d:?}; a read of changes reports deletions as \"none\" or \"tombstone\"",
                 self.name,
                 key("deletions")
             ),
@@ -255,6 +270,7 @@ impl Reader<'_> {
             "generations" => Shape::generations(deletions),
             "sequence" => Shape::sequence(deletions),
             other => refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {} = {other:?} is not a kind of shape; it is one of {}",
                 self.name,
                 key("kind"),
@@ -266,6 +282,7 @@ impl Reader<'_> {
                 Value::Integer(i) => shape.cost(*i as f64),
                 Value::Float(f) => shape.cost(*f),
                 other => refuse!(
+                    codes::CONTRACT_INVALID,
                     "contract {}: {} is a {}, not a number",
                     self.name,
                     key("cost"),
@@ -286,13 +303,13 @@ impl Reader<'_> {
         self.unknown_keys(top, TOP_KEYS, "")?;
         let Some(table) = self.optional_string(top, "table")? else {
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: table is missing; name the table, as in table = \"orders\"",
                 self.name
             )
         };
         let Some(key) = top.get("key") else {
-            refuse!(
-                "contract {}: key is missing; list the key columns, as in key = [\"id\"], or key = [] for a keyless table",
+            refuse!(codes::CONTRACT_INVALID, "contract {}: key is missing; list the key columns, as in key = [\"id\"], or key = [] for a keyless table",
                 self.name
             )
         };
@@ -304,8 +321,7 @@ impl Reader<'_> {
         let mut types: BTreeMap<String, LogicalType> = BTreeMap::new();
         if let Some(value) = top.get("types") {
             let Value::Table(t) = value else {
-                refuse!(
-                    "contract {}: types is a table of column = \"type\", as in [types] id = \"int\"",
+                refuse!(codes::CONTRACT_INVALID, "contract {}: types is a table of column = \"type\", as in [types] id = \"int\"",
                     self.name
                 )
             };
@@ -336,8 +352,7 @@ impl Reader<'_> {
                 let key = format!("columns type of {column:?}");
                 let ty = self.logical_type(ty, &key)?;
                 match types.get(column) {
-                    Some(t) if *t != ty => refuse!(
-                        "contract {}: column {column:?} is {ty} in columns but {t} in types; make them agree",
+                    Some(t) if *t != ty => refuse!(codes::CONTRACT_INVALID, "contract {}: column {column:?} is {ty} in columns but {t} in types; make them agree",
                         self.name
                     ),
                     _ => {
@@ -353,8 +368,7 @@ impl Reader<'_> {
                 .collect();
             let computed = column_hash(&hashed);
             match &schema_hash {
-                Some(declared) if *declared != computed => refuse!(
-                    "contract {}: schema_hash {declared} is not the hash of columns, {computed}; drop one of them or make them agree",
+                Some(declared) if *declared != computed => refuse!(codes::CONTRACT_INVALID, "contract {}: schema_hash {declared} is not the hash of columns, {computed}; drop one of them or make them agree",
                     self.name
                 ),
                 _ => schema_hash = Some(computed),
@@ -387,8 +401,7 @@ impl Reader<'_> {
                     builder = builder.shape(name.clone(), self.shape(name, value)?);
                 }
             }
-            Some(_) => refuse!(
-                "contract {}: shapes is a table of named shapes, as in [shapes.full] kind = \"full\"",
+            Some(_) => refuse!(codes::CONTRACT_INVALID, "contract {}: shapes is a table of named shapes, as in [shapes.full] kind = \"full\"",
                 self.name
             ),
             None => {}
@@ -399,6 +412,7 @@ impl Reader<'_> {
                 hashed_columns,
             }),
             Err(e) => refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {} is invalid: {}; fix the description",
                 self.name,
                 e.problem()

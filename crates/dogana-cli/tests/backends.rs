@@ -268,7 +268,7 @@ fn a_second_writer_waits_then_refuses_naming_the_holder() {
     // this process holds DuckDB's lock on the file
     let holder = dogana_duckdb::Store::open(&store).unwrap();
     let started = std::time::Instant::now();
-    let line = refused(
+    let (code, line) = common::transient(
         &work,
         [
             "deliver",
@@ -282,6 +282,7 @@ fn a_second_writer_waits_then_refuses_naming_the_holder() {
         ],
     );
     let waited = started.elapsed();
+    assert_eq!(code, dogana_codes::STORE_LOCKED);
     assert!(line.contains("locked by another writer"), "{line}");
     assert!(
         line.contains(&format!("PID {}", std::process::id())),

@@ -503,6 +503,11 @@ struct TempStaging {
 }
 
 fn sqlite(e: rusqlite::Error) -> StoreError {
+    // a full disk is transient: nothing was committed, and the same call succeeds once
+    // there is room
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull) {
+        return StoreError::transient("sqlite", dogana_codes::DISK_FULL, e);
+    }
     StoreError::backend("sqlite", e)
 }
 

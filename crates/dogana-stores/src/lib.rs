@@ -165,6 +165,24 @@ pub fn without_password(url: &str) -> String {
     }
 }
 
+/// The stable code of a store's error (`docs/errors.md`): [`StoreError::code`], with the
+/// lake store's own refusals named by theirs (`dogana_lake::LakeError::code`).
+///
+/// ```
+/// use dogana_stores::{code_of, StoreError};
+/// assert_eq!(code_of(&StoreError::NotAStore("x".into())), dogana_codes::NOT_A_STORE);
+/// ```
+pub fn code_of(e: &StoreError) -> dogana_codes::Code {
+    #[cfg(feature = "lake")]
+    if let Some(l) = dogana_lake::LakeError::of(e) {
+        return match e {
+            StoreError::Transient { code, .. } => *code,
+            _ => l.code(),
+        };
+    }
+    e.code()
+}
+
 fn unavailable(backend: Backend, spec: &Spec) -> StoreError {
     let how = format!(
         "this dogana was built without the {0} backend; build it with `bash scripts/build-full.sh` or `cargo build --release -p dogana-cli --features {0}` (README, \"Every backend\")",

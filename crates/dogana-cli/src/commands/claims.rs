@@ -19,6 +19,7 @@ use crate::input;
 use crate::output;
 use crate::refusal::{refuse, Refusal, Result};
 use crate::typed;
+use dogana_codes as codes;
 
 /// The current time, read once.
 pub fn now() -> Result<Timestamp> {
@@ -29,7 +30,10 @@ pub fn now() -> Result<Timestamp> {
         .and_then(Timestamp::from_micros);
     match micros {
         Some(t) => Ok(t),
-        None => refuse!("the system clock is outside the protocol's domain; pass --at TIME"),
+        None => refuse!(
+            codes::OPTION_INVALID,
+            "the system clock is outside the protocol's domain; pass --at TIME"
+        ),
     }
 }
 
@@ -112,10 +116,10 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
         None => None,
     };
     let cut = |e: dogana::InvalidContract| -> Refusal {
-        Refusal::new(format!(
-            "cannot cut the claims: {}; fix --window",
-            e.problem()
-        ))
+        Refusal::new(
+            codes::OPTION_INVALID,
+            format!("cannot cut the claims: {}; fix --window", e.problem()),
+        )
     };
     if a.json || a.dates {
         let claims = ledger.claims(at, limit, window.as_ref()).map_err(cut)?;
@@ -159,6 +163,9 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
         Ok(()) => Ok(()),
         // A closed pipe (`dogana claims ... | head`) is not an error, as in `output::stdout`.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => refuse!("cannot write to standard output: {e}"),
+        Err(e) => refuse!(
+            codes::OUTPUT_UNWRITABLE,
+            "cannot write to standard output: {e}"
+        ),
     }
 }

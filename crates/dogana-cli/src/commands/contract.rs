@@ -12,12 +12,17 @@ use crate::output;
 use crate::refusal::{refuse, Result};
 use crate::toml_contract;
 use dogana::Wire;
+use dogana_codes as codes;
 
 pub fn run(args: ContractArgs) -> Result<()> {
     let bytes = input::read(&args.file, "contract")?;
     let (contract, columns) = if input::is_toml(&args.file, &bytes) {
         let Ok(text) = std::str::from_utf8(&bytes) else {
-            refuse!("contract {} is not UTF-8 text", shown(&args.file))
+            refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {} is not UTF-8 text",
+                shown(&args.file)
+            )
         };
         let parsed = toml_contract::parse(text, &shown(&args.file))?;
         (parsed.contract, parsed.hashed_columns)

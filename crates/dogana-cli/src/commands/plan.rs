@@ -21,6 +21,7 @@ use crate::commands::{claims, receiver};
 use crate::output;
 use crate::refusal::{refuse, Result};
 use crate::typed;
+use dogana_codes as codes;
 
 pub fn ledger(a: LedgerArgs) -> Result<()> {
     let ledger = receiver::stored_ledger(&a.store, std::path::Path::new(&a.table))?;
@@ -41,7 +42,7 @@ fn extraction_lines(x: &Extraction) -> String {
 }
 
 fn planning_refusal(e: &dogana::PlanningError) -> crate::refusal::Refusal {
-    crate::refusal::Refusal::new(format!("{e}"))
+    crate::refusal::Refusal::new(codes::PLANNING_REFUSED, format!("{e}"))
 }
 
 pub fn plan(a: PlanArgs) -> Result<()> {
@@ -54,6 +55,7 @@ pub fn plan(a: PlanArgs) -> Result<()> {
     }
     let [table] = &a.tables[..] else {
         refuse!(
+            codes::OPTION_INVALID,
             "{} tables given: plan one table, or several at one instant with --together",
             a.tables.len()
         )
@@ -97,7 +99,7 @@ pub fn plan(a: PlanArgs) -> Result<()> {
 
 fn together(a: PlanArgs, at: dogana::Timestamp) -> Result<()> {
     if a.complete_as_of.is_some() || a.deletions_as_of.is_some() || a.window.is_some() {
-        refuse!("--together plans one exact instant no earlier than --at: drop --complete-as-of, --deletions-as-of and --window")
+        refuse!(codes::OPTION_INVALID, "--together plans one exact instant no earlier than --at: drop --complete-as-of, --deletions-as-of and --window")
     }
     let mut ledgers = Vec::new();
     for table in &a.tables {
@@ -108,7 +110,11 @@ fn together(a: PlanArgs, at: dogana::Timestamp) -> Result<()> {
     }
     let group = match Group::new(ledgers.iter().map(|l| l.contract().clone())) {
         Ok(g) => g,
-        Err(e) => refuse!("these tables are not one group: {}", e.problem()),
+        Err(e) => refuse!(
+            codes::GROUP_INVALID,
+            "these tables are not one group: {}",
+            e.problem()
+        ),
     };
     let planned = plan_together(&group, &ledgers, at, None).map_err(|e| planning_refusal(&e))?;
     let out = if a.json {
@@ -148,7 +154,10 @@ pub fn next(a: NextArgs) -> Result<()> {
 /// `--window TABLE=LOW,HIGH`.
 pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     let Some(db) = &a.store else {
-        refuse!("several tables are read from a store: dogana claims --store DB TABLE TABLE...")
+        refuse!(
+            codes::OPTION_INVALID,
+            "several tables are read from a store: dogana claims --store DB TABLE TABLE..."
+        )
     };
     let mut names: Vec<String> = a
         .ledger
@@ -162,7 +171,11 @@ pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     }
     let group = match Group::new(ledgers.iter().map(|l| l.contract().clone())) {
         Ok(g) => g,
-        Err(e) => refuse!("these tables are not one group: {}", e.problem()),
+        Err(e) => refuse!(
+            codes::GROUP_INVALID,
+            "these tables are not one group: {}",
+            e.problem()
+        ),
     };
     let at = match &a.at {
         Some(t) => typed::time("--at", t)?,
@@ -172,16 +185,25 @@ pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     let mut windows = std::collections::BTreeMap::new();
     for spec in a.window.iter().flatten() {
         let Some((table, bounds)) = spec.split_once('=') else {
-            refuse!("--window {spec:?}: with several tables write --window TABLE=LOW,HIGH")
+            refuse!(
+                codes::OPTION_INVALID,
+                "--window {spec:?}: with several tables write --window TABLE=LOW,HIGH"
+            )
         };
         let Some(ledger) = ledgers
             .iter()
             .find(|l| l.contract().table().eq_ignore_ascii_case(table))
         else {
-            refuse!("--window {spec:?}: {table:?} is not one of the tables read")
+            refuse!(
+                codes::OPTION_INVALID,
+                "--window {spec:?}: {table:?} is not one of the tables read"
+            )
         };
         let Some((low, high)) = bounds.split_once(',') else {
-            refuse!("--window {spec:?}: write the window as LOW,HIGH")
+            refuse!(
+                codes::OPTION_INVALID,
+                "--window {spec:?}: write the window as LOW,HIGH"
+            )
         };
         let w = typed::window(
             ledger.contract(),
@@ -193,7 +215,11 @@ pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     let windows = (!windows.is_empty()).then_some(windows);
     let claims = match group.claims(&ledgers, at, limit, windows.as_ref()) {
         Ok(c) => c,
-        Err(e) => refuse!("cannot read the tables together: {}", e.problem()),
+        Err(e) => refuse!(
+            codes::GROUP_INVALID,
+            "cannot read the tables together: {}",
+            e.problem()
+        ),
     };
     let tables: Vec<&str> = group.tables().collect();
     let label = tables.join(" + ");
