@@ -547,14 +547,24 @@ impl Open for Sqlite {
             if !path.is_file() {
                 return Err(StoreError::NotAStore(format!("{shown} does not exist")));
             }
-            let conn = Connection::open_with_flags(
+            let mut conn = Connection::open_with_flags(
                 path,
                 OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
             .sql()?;
+            let mut objects = store_objects(&conn);
+            if objects.as_ref().is_err_and(cannot_share_wal) {
+                // A WAL database in a directory this user cannot write (an auditor's copy, a
+                // read-only mount): SQLite cannot make the -shm file its readers share. With
+                // no -wal file beside it, every committed row is in the database file, which
+                // is then read as immutable: no lock, no -shm, nothing written. A -wal file
+                // left there holds commits the file lacks: refused, saying so.
+                conn = immutable(path)?;
+                objects = store_objects(&conn);
+            }
             conn.busy_timeout(options.busy_timeout).sql()?;
             conn.set_prepared_statement_cache_capacity(STATEMENTS);
-            match store_objects(&conn) {
+            match objects {
                 Ok(4) => {}
                 Ok(_) => {
                     return Err(StoreError::NotAStore(format!(
@@ -584,6 +594,47 @@ impl Open for Sqlite {
             })
         }
     }
+}
+
+/// Whether a read-only connection failed because SQLite could not open or create the -shm
+/// file WAL readers share (`SQLITE_READONLY_CANTINIT`, `SQLITE_CANTOPEN`).
+fn cannot_share_wal(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
+/// The database at `path` opened as immutable (read-only, no locks, no -shm): only when no
+/// -wal file (or an empty one) is beside it, so the file holds every committed row.
+fn immutable(path: &Path) -> Result<Connection, StoreError> {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        return Err(StoreError::backend(
+            "sqlite",
+            format!(
+                "{} cannot be read here: its directory is not writable, so SQLite cannot open its write-ahead log, and {} holds commits the database file does not have yet; open it once where it can be written (any dogana reader checkpoints it), or copy it with sqlite3 .backup",
+                path.display(),
+                std::path::Path::new(&wal).display()
+            ),
+        ));
+    }
+    let mut uri = String::from("file:");
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'%' | b'?' | b'#' => uri.push_str(&format!("%{b:02X}")),
+            b => uri.push(char::from(b)),
+        }
+    }
+    uri.push_str("?immutable=1");
+    Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .sql()
 }
 
 impl Sqlite {

@@ -57,7 +57,7 @@ pub fn run(a: CheckArgs) -> Result<()> {
             "passed": refusal.is_none(),
             "checks": checks.iter().map(Wire::to_value).collect::<Vec<Value>>(),
         });
-        output::stdout(format!("{}\n", dogana_json::canonical(&doc)).as_bytes())?;
+        output::json(&format!("{}\n", dogana_json::canonical(&doc)))?;
     }
     match refusal {
         Some(r) => Err(r),

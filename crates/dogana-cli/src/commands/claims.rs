@@ -125,8 +125,12 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
         let claims = ledger.claims(at, limit, window.as_ref()).map_err(cut)?;
         let table = ledger.contract().table();
         let bytes = match (a.json, a.dates) {
-            (true, true) => dated_json(&claims, &[table]).into_bytes(),
-            (true, false) => format!("{}\n", claims.to_json()).into_bytes(),
+            (true, true) => output::json_text(&dated_json(&claims, &[table]))
+                .into_owned()
+                .into_bytes(),
+            (true, false) => output::json_text(&format!("{}\n", claims.to_json()))
+                .into_owned()
+                .into_bytes(),
             _ => {
                 let mut buf = Vec::with_capacity(128 * (claims.regions().len() + 2));
                 print(&claims, table, &mut buf).expect("writing to memory");

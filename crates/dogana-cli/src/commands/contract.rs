@@ -31,8 +31,8 @@ pub fn run(args: ContractArgs) -> Result<()> {
     };
     let document = format!("{}\n", contract.to_json());
     match &args.output {
-        None => output::stdout(document.as_bytes()),
-        Some(path) if input::is_dash(path) => output::stdout(document.as_bytes()),
+        None => output::json(&document),
+        Some(path) if input::is_dash(path) => output::json(&document),
         Some(path) => {
             output::check_free(path, args.force, "contract")?;
             output::file(path, document.as_bytes(), args.force, "contract")?;

@@ -77,5 +77,5 @@ fn print(line: &str, json: bool) -> Result<()> {
     }
     let (kind, identity) = line.trim_end().split_once(' ').unwrap_or((line, ""));
     let doc = serde_json::json!({ "kind": kind, "identity": identity });
-    output::stdout(format!("{doc}\n").as_bytes())
+    output::json(&format!("{doc}\n"))
 }

@@ -110,10 +110,10 @@ mod imp {
         };
         let mut lake = open(&a.store, &root, true, &options)?;
         let names = tables(&lake, &a.store, a.table)?;
-        let mut out = String::new();
+        let mut out = output::Lines::new();
         let mut reports = Vec::new();
         if names.is_empty() && !a.json {
-            out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
+            out.line(format!("{}: no tables yet", shown(&a.store)));
         }
         for table in &names {
             let r = lake
@@ -140,13 +140,13 @@ mod imp {
                 } else {
                     String::new()
                 };
-                out.push_str(&format!(
-                    "{table}: folded {} parts into {} ({} merges of 4{rewritten}; {} bytes merged, {} written), fence {}\n",
+                out.line(format!(
+                    "{table}: folded {} parts into {} ({} merges of 4{rewritten}; {} bytes merged, {} written), fence {}",
                     r.parts_before, r.parts_after, r.merges, r.bytes_merged, r.bytes_written, r.fence
                 ));
             } else {
-                out.push_str(&format!(
-                    "{table}: nothing to fold: {} parts, every size tier holds fewer than 4\n",
+                out.line(format!(
+                    "{table}: nothing to fold: {} parts, every size tier holds fewer than 4",
                     r.parts_before
                 ));
             }
@@ -155,12 +155,12 @@ mod imp {
     }
 
     /// The command's lines, or with `json` its reports as one JSON array.
-    fn print(out: String, reports: Vec<serde_json::Value>, json: bool) -> Result<()> {
+    fn print(out: output::Lines, reports: Vec<serde_json::Value>, json: bool) -> Result<()> {
         if json {
             let doc = serde_json::Value::Array(reports);
-            return output::stdout(format!("{doc}\n").as_bytes());
+            return output::json(&format!("{doc}\n"));
         }
-        output::stdout(output::shown_lines(&out).as_bytes())
+        out.print()
     }
 
     pub fn collect(a: CollectArgs) -> Result<()> {
@@ -177,10 +177,10 @@ mod imp {
         };
         let mut lake = open(&a.store, &root, true, &options)?;
         let names = tables(&lake, &a.store, a.table)?;
-        let mut out = String::new();
+        let mut out = output::Lines::new();
         let mut reports = Vec::new();
         if names.is_empty() && !a.json {
-            out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
+            out.line(format!("{}: no tables yet", shown(&a.store)));
         }
         for table in &names {
             let r = lake
@@ -198,13 +198,13 @@ mod imp {
                 continue;
             }
             if r.record.is_some() {
-                out.push_str(&format!(
-                    "{table}: kept {} snapshots whole; deleted {} parts ({} bytes) of {} older snapshots, their manifests, receipts and ledgers kept\n",
+                out.line(format!(
+                    "{table}: kept {} snapshots whole; deleted {} parts ({} bytes) of {} older snapshots, their manifests, receipts and ledgers kept",
                     r.retained, r.deleted, r.bytes, r.reclaimed
                 ));
             } else {
-                out.push_str(&format!(
-                    "{table}: nothing to collect: every part is named by one of the {} snapshots kept\n",
+                out.line(format!(
+                    "{table}: nothing to collect: every part is named by one of the {} snapshots kept",
                     r.retained
                 ));
             }
@@ -283,9 +283,9 @@ mod imp {
                     })
                 })
                 .collect();
-            return print(String::new(), docs, true);
+            return print(output::Lines::new(), docs, true);
         }
-        let mut out = String::new();
+        let mut out = output::Lines::new();
         for r in &reports {
             let short = |k: &Option<String>| {
                 k.as_deref()
@@ -294,10 +294,10 @@ mod imp {
                     .unwrap_or_else(|| "nothing".into())
             };
             if r.from == r.to {
-                out.push_str(&format!("{}: up to date at {}\n", r.table, short(&r.to)));
+                out.line(format!("{}: up to date at {}", r.table, short(&r.to)));
             } else {
-                out.push_str(&format!(
-                    "{}: {} -> {} ({} parts, {} bytes copied)\n",
+                out.line(format!(
+                    "{}: {} -> {} ({} parts, {} bytes copied)",
                     r.table,
                     short(&r.from),
                     short(&r.to),
@@ -307,10 +307,9 @@ mod imp {
             }
         }
         if reports.is_empty() {
-            out.push_str(&format!("{}: no tables yet\n", shown(&a.from)));
+            out.line(format!("{}: no tables yet", shown(&a.from)));
         }
-        output::stdout(output::shown_lines(&out).as_bytes())?;
-        Ok(())
+        out.print()
     }
 }
 

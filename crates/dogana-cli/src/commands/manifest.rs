@@ -170,7 +170,7 @@ pub fn run(a: ManifestArgs) -> Result<()> {
 
     let document = format!("{}\n", manifest.to_json());
     match target {
-        None => output::stdout(document.as_bytes()),
+        None => output::json(&document),
         Some(path) => {
             output::file(&path, document.as_bytes(), a.force, "manifest")?;
             output::stdout(

@@ -25,20 +25,19 @@ use dogana_codes as codes;
 
 pub fn ledger(a: LedgerArgs) -> Result<()> {
     let ledger = receiver::stored_ledger(&a.store, std::path::Path::new(&a.table))?;
-    output::stdout(format!("{}\n", ledger.to_json()).as_bytes())
+    output::json(&format!("{}\n", ledger.to_json()))
 }
 
 /// One extraction's lines: what to read, and the boundary the extractor reads at.
-fn extraction_lines(x: &Extraction) -> String {
-    let mut s = format!("{x}\n");
-    s.push_str(&format!(
-        "  read the source at {} and declare produced_at {} (dogana manifest --shape {} --produced-at {})\n",
+fn extraction_lines(out: &mut output::Lines, x: &Extraction) {
+    out.line(x.to_string());
+    out.line(format!(
+        "  read the source at {} and declare produced_at {} (dogana manifest --shape {} --produced-at {})",
         x.until(),
         x.until(),
         x.shape(),
         x.until()
     ));
-    s
 }
 
 fn planning_refusal(e: &dogana::PlanningError) -> crate::refusal::Refusal {
@@ -84,17 +83,22 @@ pub fn plan(a: PlanArgs) -> Result<()> {
             "extraction".into(),
             planned.as_ref().map_or(Value::Null, Wire::to_value),
         );
-        format!("{}\n", dogana_json::canonical(&Value::Object(obj)))
+        return output::json(&format!(
+            "{}\n",
+            dogana_json::canonical(&Value::Object(obj))
+        ));
     } else {
+        let mut lines = output::Lines::new();
         match &planned {
-            None => format!(
-                "{}: the claims already meet {requirement}; no read is needed\n",
+            None => lines.line(format!(
+                "{}: the claims already meet {requirement}; no read is needed",
                 ledger.contract().table()
-            ),
-            Some(x) => extraction_lines(x),
+            )),
+            Some(x) => extraction_lines(&mut lines, x),
         }
+        lines.text().to_owned()
     };
-    output::stdout(output::shown_lines(&out).as_bytes())
+    output::stdout(out.as_bytes())
 }
 
 fn together(a: PlanArgs, at: dogana::Timestamp) -> Result<()> {
@@ -119,17 +123,22 @@ fn together(a: PlanArgs, at: dogana::Timestamp) -> Result<()> {
     let planned = plan_together(&group, &ledgers, at, None).map_err(|e| planning_refusal(&e))?;
     let out = if a.json {
         let docs: Vec<Value> = planned.iter().flatten().map(Wire::to_value).collect();
-        format!("{}\n", dogana_json::canonical(&Value::Array(docs)))
+        return output::json(&format!(
+            "{}\n",
+            dogana_json::canonical(&Value::Array(docs))
+        ));
     } else {
+        let mut lines = output::Lines::new();
         match &planned {
-            None => format!(
-                "{}: already exact together at an instant no earlier than {at}; no read is needed\n",
+            None => lines.line(format!(
+                "{}: already exact together at an instant no earlier than {at}; no read is needed",
                 a.tables.join(" + ")
-            ),
-            Some(list) => list.iter().map(extraction_lines).collect(),
+            )),
+            Some(list) => list.iter().for_each(|x| extraction_lines(&mut lines, x)),
         }
+        lines.text().to_owned()
     };
-    output::stdout(output::shown_lines(&out).as_bytes())
+    output::stdout(out.as_bytes())
 }
 
 pub fn next(a: NextArgs) -> Result<()> {
@@ -141,12 +150,12 @@ pub fn next(a: NextArgs) -> Result<()> {
     };
     let x = next_extraction(&ledger, &a.shape, until, window.as_ref())
         .map_err(|e| planning_refusal(&e))?;
-    let out = if a.json {
-        format!("{}\n", x.to_json())
-    } else {
-        extraction_lines(&x)
-    };
-    output::stdout(output::shown_lines(&out).as_bytes())
+    if a.json {
+        return output::json(&format!("{}\n", x.to_json()));
+    }
+    let mut lines = output::Lines::new();
+    extraction_lines(&mut lines, &x);
+    lines.print()
 }
 
 /// `dogana claims --store DB TABLE TABLE...`: every table's regions, then the minima across
@@ -224,9 +233,9 @@ pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     let tables: Vec<&str> = group.tables().collect();
     let label = tables.join(" + ");
     let out = if a.json && a.dates {
-        claims::dated_json(&claims, &tables)
+        return output::json(&claims::dated_json(&claims, &tables));
     } else if a.json {
-        format!("{}\n", claims.to_json())
+        return output::json(&format!("{}\n", claims.to_json()));
     } else {
         let mut buf = Vec::new();
         claims::print(&claims, &label, &mut buf).expect("writing to memory");

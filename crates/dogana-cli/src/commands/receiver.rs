@@ -223,21 +223,19 @@ fn deliver_options(
 
 /// The receipt's lines: every check, indented (a replay's original checks in one line), then
 /// the plan of an acceptance.
-fn decision_lines(out: &mut String, receipt: &Receipt, redecided: u32) {
-    use std::fmt::Write;
+fn decision_lines(out: &mut output::Lines, receipt: &Receipt, redecided: u32) {
     if receipt.replayed() {
-        let _ = writeln!(
-            out,
+        out.line(format!(
             "  the original receipt: received at {}{}, {} passed",
             receipt.received_at(),
             receipt
                 .source()
                 .map_or(String::new(), |s| format!(" from {s}")),
             count(receipt.checks().len(), "check")
-        );
+        ));
     } else {
         for check in receipt.checks() {
-            let _ = writeln!(out, "  {check}");
+            out.line(format!("  {check}"));
         }
     }
     if let Some(transition) = receipt.transition() {
@@ -250,14 +248,13 @@ fn decision_lines(out: &mut String, receipt: &Receipt, redecided: u32) {
                 None => a.kind().to_string(),
             })
             .collect();
-        let _ = writeln!(out, "  plan: {}", actions.join(", "));
+        out.line(format!("  plan: {}", actions.join(", ")));
     }
     if redecided > 0 {
-        let _ = writeln!(
-            out,
+        out.line(format!(
             "  decided again ({}): the table moved while the rows were read (RECV-10)",
             count(redecided as usize, "time")
-        );
+        ));
     }
 }
 
@@ -306,16 +303,16 @@ fn outcome_line(file: &str, receipt: &Receipt) -> String {
     };
     match receipt.outcome() {
         Outcome::Accepted => format!(
-            "{file}: accepted {what}; publication {}, {after}\n",
+            "{file}: accepted {what}; publication {}, {after}",
             short(pid)
         ),
         Outcome::Replayed => format!(
-            "{file}: replayed {what}: this manifest was accepted before, as publication {}; nothing changed\n",
+            "{file}: replayed {what}: this manifest was accepted before, as publication {}; nothing changed",
             short(pid)
         ),
-        Outcome::Rejected => format!(
-            "{file}: rejected {what}; nothing published, the receipt is kept\n"
-        ),
+        Outcome::Rejected => {
+            format!("{file}: rejected {what}; nothing published, the receipt is kept")
+        }
     }
 }
 
@@ -439,10 +436,9 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
     let receipt = &delivery.receipt;
     let table = receipt.table();
 
-    let mut out = String::new();
+    let mut out = output::Lines::new();
     if a.json {
-        out.push_str(&receipt.to_json());
-        out.push('\n');
+        output::json(&format!("{}\n", receipt.to_json()))?;
     } else {
         // The table's claims once the delivery is decided, at the receiver's now.
         let ledger = store
@@ -457,12 +453,11 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
                 e.problem()
             ),
         };
-        out.push_str(&outcome_line(&file, receipt));
+        out.line(outcome_line(&file, receipt));
         decision_lines(&mut out, receipt, delivery.redecided);
-        out.push_str(&summary);
-        out.push('\n');
+        out.line(summary);
+        out.print()?;
     }
-    output::stdout(output::shown_lines(&out).as_bytes())?;
 
     if receipt.outcome() == Outcome::Rejected {
         let why: Vec<String> = receipt
@@ -502,7 +497,6 @@ fn receipt_line(seq: i64, receipt: &Receipt) -> String {
         line.push_str(" failed: ");
         line.push_str(&failed.join("; "));
     }
-    line.push('\n');
     line
 }
 
@@ -517,16 +511,18 @@ pub fn receipts(a: ReceiptsArgs) -> Result<()> {
             return Err(unknown_table(&a.store, &a.table, &known));
         }
     }
-    let out = if a.json {
+    if a.json {
         let docs: Vec<Value> = receipts.iter().map(|r| r.receipt.to_value()).collect();
-        format!("{}\n", dogana_json::canonical(&Value::Array(docs)))
-    } else {
-        receipts
-            .iter()
-            .map(|r| receipt_line(r.seq, &r.receipt))
-            .collect()
-    };
-    output::stdout(output::shown_lines(&out).as_bytes())
+        return output::json(&format!(
+            "{}\n",
+            dogana_json::canonical(&Value::Array(docs))
+        ));
+    }
+    let mut out = output::Lines::new();
+    for r in &receipts {
+        out.line(receipt_line(r.seq, &r.receipt));
+    }
+    out.print()
 }
 
 pub fn verify(a: VerifyArgs) -> Result<()> {
@@ -588,9 +584,10 @@ pub fn verify(a: VerifyArgs) -> Result<()> {
         }
     }
     if a.json {
-        out = format!("{}\n", Value::Array(reports));
+        output::json(&format!("{}\n", Value::Array(reports)))?;
+    } else {
+        output::stdout(out.as_bytes())?;
     }
-    output::stdout(out.as_bytes())?;
     if !wrong.is_empty() {
         refuse!(codes::VERIFY_MISMATCH, "the store {} does not match its receipts for {}; a stored ledger that differs from the fold of its accepted receipts is wrong (RECV-12), and rebuilding it recovers no rows: deliver a complete whole-table read",
             shown(&a.store),
@@ -658,20 +655,20 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
         store.deliver_group(&group, &parts, now, a.source.as_deref())
     }
     .map_err(|e| failed("delivering the group", &a.store, &e))?;
-    let mut out = String::new();
     if a.json {
         let docs: Vec<Value> = delivery.receipts.iter().map(Wire::to_value).collect();
-        out.push_str(&format!(
+        output::json(&format!(
             "{}\n",
             dogana_json::canonical(&Value::Array(docs))
-        ));
+        ))?;
     } else {
+        let mut out = output::Lines::new();
         for receipt in &delivery.receipts {
             let file = parts
                 .iter()
                 .find(|p| p.manifest.table().eq_ignore_ascii_case(receipt.table()))
                 .map_or_else(|| receipt.table().to_owned(), |p| input::shown(&p.file));
-            out.push_str(&outcome_line(&file, receipt));
+            out.line(outcome_line(&file, receipt));
             decision_lines(&mut out, receipt, delivery.redecided);
         }
         let mut ledgers = Vec::new();
@@ -683,18 +680,15 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
             ledgers.push(l);
         }
         match group.claims(&ledgers, now, Duration::MAX, None) {
-            Ok(c) => {
-                out.push_str(&c.summary(&group.tables().collect::<Vec<_>>().join(" + ")));
-                out.push('\n');
-            }
+            Ok(c) => out.line(c.summary(&group.tables().collect::<Vec<_>>().join(" + "))),
             Err(e) => refuse!(
                 codes::LEDGER_INVALID,
                 "cannot state the group's claims: {}",
                 e.problem()
             ),
         }
+        out.print()?;
     }
-    output::stdout(output::shown_lines(&out).as_bytes())?;
     if !delivery.accepted() {
         let why: Vec<String> = delivery
             .receipts
