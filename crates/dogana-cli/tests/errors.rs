@@ -302,3 +302,40 @@ fn no_color_and_no_drawing_when_output_is_not_a_terminal() {
         assert!(!all.contains(&0x1b), "{}", String::from_utf8_lossy(&all));
     }
 }
+
+#[test]
+fn an_empty_root_or_in_memory_store_is_refused_and_nothing_is_written() {
+    // issue 37: `--store file://` is the filesystem root, `duckdb:` an in-memory database
+    let work = Work::new();
+    sunday(&work);
+    let mut specs = vec!["sqlite:", "duckdb:", ":memory:", "sqlite::memory:"];
+    if cfg!(feature = "lake") {
+        specs.extend(["file://", "file:///", "lake:", "memory://m"]);
+    }
+    for spec in specs {
+        for args in [
+            &[
+                "deliver",
+                "sun.csv",
+                "--store",
+                spec,
+                "--contract",
+                "orders.toml",
+            ][..],
+            &["receipts", "--store", spec, "orders"][..],
+        ] {
+            let (status, v) = json_error(&work, [args, &["--json"]].concat());
+            assert_eq!(status, 1, "{spec}: {v}");
+            assert_eq!(v["error"]["code"], "DGN-303", "{spec}: {v}");
+            assert_eq!(v["error"]["field"], "--store", "{spec}: {v}");
+            assert_eq!(v["error"]["value"], spec, "{spec}: {v}");
+        }
+    }
+    // nothing written at the root, nothing beside the work files
+    assert!(!std::path::Path::new("/store-id").exists());
+    assert!(!std::path::Path::new("/tables").exists());
+    assert_eq!(
+        work.names(),
+        ["orders.csv", "orders.toml", "sun.csv", "sun.csv.json"]
+    );
+}

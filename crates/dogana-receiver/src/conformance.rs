@@ -1801,10 +1801,13 @@ pub fn impossible_names_refused<R: Receiver>() {
             .build()
             .unwrap()
     });
-    assert!(
-        fx.r.deliver(&job).is_err(),
-        "ORDERS is the SQLite table orders"
-    );
+    let e =
+        fx.r.deliver(&job)
+            .map(|d| d.receipt)
+            .expect_err("ORDERS is the SQL table orders");
+    // says what is wrong and what to do: one table per case-folded name, the name to use
+    assert!(e.contains("one table per case-folded name"), "{e}");
+    assert!(e.contains("deliver under the name \"orders\""), "{e}");
     assert!(fx.r.receipts("ORDERS").unwrap().is_empty());
     fx.verify("orders");
 }

@@ -58,6 +58,9 @@ pub enum StoreError {
     },
     /// The store needs a backend this build does not have; the message says how to get it.
     Unavailable(String),
+    /// The store's spec names no usable place: an empty path, the filesystem root, an
+    /// in-memory database a command would lose when it exits. Nothing was opened.
+    InvalidSpec(String),
     /// Reading the delivered file failed.
     Io(io::Error),
     /// The rows could not be checked for a reason that is not the delivery's fault (the
@@ -96,6 +99,7 @@ impl fmt::Display for StoreError {
             ),
             StoreError::NotAStore(m) => write!(f, "not a dogana store: {m}"),
             StoreError::Unavailable(m) => f.write_str(m),
+            StoreError::InvalidSpec(m) => write!(f, "unusable store spec: {m}"),
             StoreError::Group(e) => write!(f, "the group's deliveries do not match it: {e}"),
             StoreError::ColumnTypes(m) => f.write_str(m),
             StoreError::GroupOverlap { table, held } => write!(
@@ -186,6 +190,7 @@ impl StoreError {
             StoreError::ColumnTypes(_) => codes::OPTION_INVALID,
             StoreError::Group(_) | StoreError::GroupOverlap { .. } => codes::GROUP_CONFLICT,
             StoreError::Unavailable(_) => codes::BACKEND_NOT_BUILT,
+            StoreError::InvalidSpec(_) => codes::STORE_SPEC_INVALID,
             StoreError::Io(e) => match transient_io(e) {
                 Some(code) => code,
                 None => codes::FILE_UNREADABLE,

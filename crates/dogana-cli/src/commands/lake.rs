@@ -36,7 +36,14 @@ mod imp {
 
     /// The lake root a `--store` names, or a refusal naming what it is instead.
     pub fn root(store: &Path, verb: &str) -> Result<String> {
-        match Spec::parse(&store.to_string_lossy()) {
+        let spec = Spec::parse(&store.to_string_lossy());
+        if let Err(e) = spec.check(true) {
+            return Err(
+                Refusal::new(codes::STORE_SPEC_INVALID, format!("--store: {e}"))
+                    .at("--store", shown(store)),
+            );
+        }
+        match spec {
             Spec::Lake(root) => Ok(root),
             other => refuse!(codes::STORE_SPEC_INVALID, "dogana {verb} works on a lake store, and {} is a {} store; name a lake store (file:///dir, s3://bucket/prefix, gs://, az://, lake:DIR)",
                 shown(store),
@@ -233,7 +240,14 @@ mod imp {
     pub fn replicate(a: ReplicateArgs) -> Result<()> {
         let from = root(&a.from, "replicate")?;
         let lake = open(&a.from, &from, false, &LakeOptions::default())?;
-        let to = match Spec::parse(&a.to.to_string_lossy()) {
+        let to_spec = Spec::parse(&a.to.to_string_lossy());
+        if let Err(e) = to_spec.check(true) {
+            return Err(
+                Refusal::new(codes::STORE_SPEC_INVALID, format!("--to: {e}"))
+                    .at("--to", shown(&a.to)),
+            );
+        }
+        let to = match to_spec {
             Spec::Lake(r) if r.starts_with("file://") || !r.contains("://") => r,
             Spec::Sqlite(p) => p.to_string_lossy().into_owned(),
             _ => refuse!(

@@ -63,8 +63,11 @@ pub fn run(cli: Cli) -> Result<()> {
 }
 
 /// The gate's `manifest` check of `manifest` against `contract` (GATE-03): the declarations
-/// agree with each other and with the contract, schema hash included. Returns the check's
-/// detail when it passes, and the failure's detail otherwise.
+/// agree with each other and with the contract, schema hash included; then the `transition`
+/// refusal every ledger would give it (`Gate::refused_by_every_ledger`: a read of changes
+/// whose since is after its produced_at, TRANS-08), so that a sender's tools refuse what no
+/// receiver can accept. Returns the check's detail when it passes, and the failure's
+/// detail otherwise.
 pub fn manifest_check(
     contract: &dogana::Contract,
     manifest: &dogana::Manifest,
@@ -75,9 +78,11 @@ pub fn manifest_check(
         .iter()
         .find(|c| c.name() == "manifest")
         .expect("preflight always runs the manifest check");
-    if check.passed() {
-        Ok(check.detail().to_owned())
-    } else {
-        Err(check.detail().to_owned())
+    if !check.passed() {
+        return Err(check.detail().to_owned());
     }
+    if let Some(refused) = dogana::Gate::refused_by_every_ledger(manifest) {
+        return Err(refused.problem.to_string());
+    }
+    Ok(check.detail().to_owned())
 }

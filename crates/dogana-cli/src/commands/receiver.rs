@@ -118,6 +118,13 @@ fn open_with(
     options: &dogana_stores::OpenOptions,
 ) -> Result<dogana_stores::Opened> {
     let spec = spec(db);
+    // a command's store outlives it: no empty path, no filesystem root, no in-memory store
+    if let Err(e) = spec.check(true) {
+        return Err(
+            Refusal::new(codes::STORE_SPEC_INVALID, format!("--store: {e}"))
+                .at("--store", shown(db)),
+        );
+    }
     if let Some(path) = spec.path() {
         match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => refuse!(codes::STORE_SPEC_INVALID, "store {} is a directory; name the database file",
