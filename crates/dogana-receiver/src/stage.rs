@@ -314,7 +314,13 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
     backend.stage_clear(table)?;
     let format = job.format()?;
     let file = File::open(&job.file)?;
-    let options = job.options.rows_options();
+    let mut options = job.options.rows_options();
+    if format == Format::Ndjson {
+        // the staging table is made at the first row: it must have every column of the
+        // file then, so the union of the keys is read first (a key first met on a later
+        // line is a column like any other, never dropped)
+        options = options.ndjson_columns(dogana_rows::ndjson_keys(File::open(&job.file)?)?);
+    }
     if file
         .metadata()
         .is_ok_and(|m| m.is_file() && m.len() <= SMALL_FILE)
