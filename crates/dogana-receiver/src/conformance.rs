@@ -1835,7 +1835,10 @@ pub fn ndjson_keys_first_met_late_are_columns<R: Receiver>() {
         "note is published: {:?}",
         state.rows.columns
     );
-    assert_eq!(state.rows.value("id", "2", "note").as_deref(), Some("hello"));
+    assert_eq!(
+        state.rows.value("id", "2", "note").as_deref(),
+        Some("hello")
+    );
     assert_eq!(state.rows.value("id", "1", "note"), None);
     let changes = "{\"id\":3,\"order_date\":\"2026-10-02\",\"updated_at\":\"2026-10-02T10:00:00Z\",\"deleted\":false}\n\
                    {\"id\":4,\"order_date\":\"2026-10-02\",\"updated_at\":\"2026-10-02T11:00:00Z\",\"deleted\":false,\"secret\":\"s\"}\n";
@@ -1854,6 +1857,35 @@ pub fn ndjson_keys_first_met_late_are_columns<R: Receiver>() {
         .map(|c| c.detail().to_owned())
         .unwrap_or_default();
     assert!(detail.contains("\"secret\""), "names the column: {detail}");
+    fx.verify("orders");
+}
+
+/// A text value holding U+0000, which Postgres's text cannot hold, is refused by the
+/// `values` check on every backend alike (issue 37): one file, one answer, a receipt naming
+/// the line and the column, nothing published.
+pub fn a_nul_in_text_is_refused_alike<R: Receiver>() {
+    // rule: RECV-08, CHECK-19
+    let mut fx = Fixture::<R>::new("nul");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let text =
+        "id,order_date,updated_at,amount,deleted\n1,2026-10-01,2026-10-01T10:00:00Z,a\0b,false\n";
+    let job = fx.job("nul.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    let receipt = fx.refuse(&job, "values");
+    let detail = receipt
+        .failures()
+        .find(|c| c.name() == "values")
+        .map(|c| c.detail().to_owned())
+        .unwrap_or_default();
+    assert!(
+        detail.starts_with("line 2, column amount: ") && detail.contains("NUL"),
+        "{detail}"
+    );
     fx.verify("orders");
 }
 
@@ -1956,6 +1988,8 @@ macro_rules! conformance_suite {
             impossible_names_refused,
             // rule: CHECK-19, RECV-08, RECOVERY-04
             ndjson_keys_first_met_late_are_columns,
+            // rule: RECV-08, CHECK-19
+            a_nul_in_text_is_refused_alike,
             // rule: RECV-11, RECV-12
             verify_reports_a_gap_in_receipts,
             // rule: RECV-07, GATE-25

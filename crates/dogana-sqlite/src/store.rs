@@ -174,6 +174,10 @@ struct Lease {
     _file: File,
 }
 
+/// How old an unlocked lease file must be before it is taken for a dead handle's: far more
+/// than the instant between a handle creating its file and locking it.
+const DEAD_LEASE_AGE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The lock file of the handle `token` of the store at `db`.
 fn lease_path(db: &Path, token: &str) -> PathBuf {
     let mut name = db.file_name().unwrap_or_default().to_os_string();
@@ -713,6 +717,9 @@ impl Sqlite {
             lease: None,
             temp: HashMap::new(),
         };
+        // the lock files killed processes left beside the database, whether or not they
+        // staged anything
+        store.remove_dead_lease_files();
         // what a killed process staged is dropped by the next writer: here when the lock is
         // free (a writer busy for longer leaves it to the next whole-table staging)
         if !store.leftovers()?.is_empty() && store.conn.execute_batch("BEGIN IMMEDIATE").is_ok() {
@@ -765,6 +772,53 @@ impl Sqlite {
                 }
             })
             .collect())
+    }
+
+    /// Removes the lease files (`<db>-dogana-<token>.lock`) of handles that are gone: a file
+    /// no process holds locked (flock is released when a process dies, however it dies) and
+    /// written more than [`DEAD_LEASE_AGE`] ago, so that a handle between creating its file
+    /// and locking it is never taken for dead. A staging table of such a token is a
+    /// leftover either way ([`Sqlite::leftovers`]). Best effort: a file that cannot be
+    /// listed, opened or removed is left.
+    fn remove_dead_lease_files(&self) {
+        let Some(name) = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+        else {
+            return;
+        };
+        let dir = match self.path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let prefix = format!("{name}-dogana-");
+        let mine = self.lease.as_ref().map(|l| l.path.clone());
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let file_name = e.file_name().to_string_lossy().into_owned();
+            if !(file_name.starts_with(&prefix) && file_name.ends_with(".lock")) {
+                continue;
+            }
+            let path = e.path();
+            if Some(&path) == mine.as_ref() {
+                continue;
+            }
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > DEAD_LEASE_AGE));
+            if !old {
+                continue;
+            }
+            let Ok(f) = File::open(&path) else { continue };
+            // locked by nobody: its process is dead; removed while this handle holds it
+            if f.try_lock().is_ok() {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
     }
 
     /// Drops the [`Sqlite::leftovers`] and their lock files; inside a write transaction.
