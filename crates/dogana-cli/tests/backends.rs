@@ -517,7 +517,7 @@ fn letter_case_refused(store: &str) {
         .assert()
         .success();
     assert_eq!(
-        text(&out.get_output().stdout).lines().count(),
+        common::text(&out.get_output().stdout).lines().count(),
         1,
         "nothing stored"
     );
