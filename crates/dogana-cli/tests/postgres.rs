@@ -536,3 +536,111 @@ fn a_reader_refuses_a_schema_without_dogana_tables_and_changes_nothing() {
     }
     assert_eq!(tables_in(&schema), 1, "a reader created nothing");
 }
+
+/// Readers never need write access (issue 37): a role that may only connect, use the schema
+/// and select from it answers every reader command, and the schema is unchanged.
+#[test]
+fn readers_work_with_a_role_that_may_only_select() {
+    // rule: RECV-11, RECV-12
+    let work = Work::new();
+    manifests(&work);
+    let (schema, store) = schema("readonly_role");
+    work.dogana([
+        "deliver",
+        "sun.csv",
+        "--store",
+        &store,
+        "--contract",
+        "orders.toml",
+        "--at",
+        "2026-10-25T07:00:00Z",
+    ])
+    .assert()
+    .success();
+    let role = format!("dogana_reader_{}", std::process::id());
+    let (_, _, server) = parts(&url());
+    let db = server.split('/').nth(1).unwrap_or("postgres").to_owned();
+    admin()
+        .batch_execute(&format!(
+            "DROP ROLE IF EXISTS {role};
+             CREATE ROLE {role} LOGIN PASSWORD 'reader';
+             GRANT CONNECT ON DATABASE \"{db}\" TO {role};
+             GRANT USAGE ON SCHEMA {schema} TO {role};
+             GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role};"
+        ))
+        .expect("a reader role");
+    let reader = format!("postgres://{role}:reader@{server}?schema={schema}");
+    let count = || tables_in(&schema);
+    let before = count();
+    let snapshot = || -> Vec<String> {
+        admin()
+            .query(
+                &format!(
+                    "SELECT seq::text || ':' || outcome FROM {schema}.dogana_receipts ORDER BY seq"
+                ),
+                &[],
+            )
+            .map(|rows| rows.iter().map(|r| r.get(0)).collect())
+            .unwrap_or_default()
+    };
+    let receipts = snapshot();
+    for args in [
+        &[
+            "claims",
+            "--store",
+            &reader,
+            "orders",
+            "--at",
+            "2026-10-26T00:00:00Z",
+        ][..],
+        &["receipts", "--store", &reader, "orders"][..],
+        &["verify", "--store", &reader][..],
+        &["ledger", "--store", &reader, "orders"][..],
+        &[
+            "plan",
+            "--store",
+            &reader,
+            "orders",
+            "--at",
+            "2026-10-26T00:00:00Z",
+        ][..],
+        &[
+            "next",
+            "--store",
+            &reader,
+            "orders",
+            "--shape",
+            "changes",
+            "--until",
+            "2026-10-26T00:00:00Z",
+        ][..],
+        &[
+            "show",
+            "--store",
+            &reader,
+            "orders",
+            "--at",
+            "2026-10-26T00:00:00Z",
+            "-o",
+            "page.html",
+        ][..],
+    ] {
+        let out = work.dogana(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "dogana {}: {}",
+            args[0],
+            text(&out.stderr)
+        );
+    }
+    assert_eq!(count(), before, "no table added");
+    assert_eq!(snapshot(), receipts, "receipts unchanged");
+    admin()
+        .batch_execute(&format!(
+            "REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {role};
+             REVOKE ALL ON SCHEMA {schema} FROM {role};
+             REVOKE ALL ON DATABASE \"{db}\" FROM {role};
+             DROP ROLE {role};"
+        ))
+        .expect("the role dropped");
+}
