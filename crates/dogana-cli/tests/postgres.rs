@@ -470,9 +470,19 @@ fn connection_errors_are_one_line_naming_what_to_fix_and_change_nothing() {
         .local_addr()
         .unwrap()
         .port();
-    let line = deliver(&format!(
-        "postgres://{user}:{password}@127.0.0.1:{port}/{db}"
-    ));
+    // (transient: exit 3, retrying once the server is up can succeed)
+    let (code, line) = common::transient(
+        &work,
+        [
+            "deliver",
+            "sun.csv",
+            "--store",
+            &format!("postgres://{user}:{password}@127.0.0.1:{port}/{db}"),
+            "--contract",
+            "orders.toml",
+        ],
+    );
+    assert_eq!(code, dogana_codes::CONNECTION_LOST);
     assert!(
         line.contains("cannot reach the Postgres server at 127.0.0.1"),
         "{line}"

@@ -276,6 +276,9 @@ impl<'j> Rows<'j> {
                 let cell = at.and_then(|i| row.cell(i)).unwrap_or(Cell::Null);
                 if holds_nul(&cell) {
                     bad.note(row.line(), &job.contract.key()[k], NUL);
+                    // the delivery is refused: staged as null, never published
+                    batch.push(&Cell::Null, text_times);
+                    continue;
                 }
                 batch.push(&cell, text_times);
             }
@@ -285,6 +288,9 @@ impl<'j> Rows<'j> {
                 // rule: RECV-08 — a value no backend can hold alike is refused alike
                 if holds_nul(&cell) {
                     bad.note(row.line(), &p.layout.loaded[s], NUL);
+                    // the delivery is refused: staged as null, never published
+                    batch.push(&Cell::Null, text_times);
+                    continue;
                 }
                 if let Some(d) = p.decimals[s] {
                     // rule: CHECK-18 — a decimal within its precision and scale
