@@ -46,6 +46,27 @@ pub(crate) fn type_name(ty: &DataType) -> Option<String> {
     })
 }
 
+/// A Parquet file's columns from its footer, in file order, each with the type name a Parquet
+/// delivery's column takes ([`type_name`], CONTRACT-19), or, when it has none, its Arrow type
+/// as text (a timestamp without a time zone, a nested or binary column). Reads the footer
+/// only; an error says why the file is not Parquet.
+pub fn parquet_schema(file: File) -> Result<Vec<(String, Result<String, String>)>, String> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .map_err(|e| format!("not a Parquet file: {e}"))?;
+    Ok(builder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| {
+            let ty = f.data_type();
+            (
+                f.name().clone(),
+                type_name(ty).ok_or_else(|| ty.to_string()),
+            )
+        })
+        .collect())
+}
+
 /// A value as the file types it.
 pub(crate) fn natural(batch: &RecordBatch, col: usize, row: usize) -> Cell<'_> {
     use arrow_array::cast::AsArray;
