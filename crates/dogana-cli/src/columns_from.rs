@@ -115,6 +115,15 @@ impl Source {
             }
             Source::Table { store, table } => {
                 let spec = dogana_stores::Spec::parse(store);
+                if let Some(path) = spec.path() {
+                    if !path.is_file() {
+                        refuse!(
+                            codes::FILE_UNREADABLE,
+                            "the database {spec} does not exist; name the database file holding table {}",
+                            dogana::quoted(table, dogana::SHOWN)
+                        )
+                    }
+                }
                 let rows = dogana_stores::table_columns(&spec, table).map_err(|e| {
                     Refusal::new(
                         dogana_stores::code_of(&e),
