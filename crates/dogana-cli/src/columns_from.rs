@@ -72,7 +72,14 @@ impl Source {
     /// The same source with its relative paths taken from `base` (the directory of the TOML
     /// contract naming it); a Postgres URL is left as it is.
     pub fn relative_to(self, base: &Path) -> Source {
-        let join = |p: PathBuf| if p.is_relative() { base.join(p) } else { p };
+        let here = base == Path::new(".");
+        let join = |p: PathBuf| {
+            if p.is_relative() && !here {
+                base.join(p)
+            } else {
+                p
+            }
+        };
         match self {
             Source::Odcs { file, schema } => Source::Odcs {
                 file: join(file),
@@ -86,6 +93,7 @@ impl Source {
             Source::Table { store, table } => {
                 use dogana_stores::Spec;
                 let store = match Spec::parse(&store) {
+                    _ if here => store,
                     Spec::Sqlite(p) if p.is_relative() => {
                         format!("sqlite:{}", base.join(p).display())
                     }

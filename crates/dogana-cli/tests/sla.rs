@@ -245,3 +245,29 @@ fn bad_documents_and_unknown_tables_are_refused() {
         assert!(line.contains(says), "{says}: {line}");
     }
 }
+
+#[test]
+fn an_unanswerable_level_needs_no_table_in_the_store() {
+    // a lifecycle date for every schema object, one of which the store does not hold
+    let work = Work::new();
+    store(&work, "full", &[]);
+    let doc = ODCS.replace(
+        "slaProperties:\n",
+        "  - name: customers\n    properties:\n      - name: id\n        logicalType: integer\nslaProperties:\n  - property: endOfSupport\n    value: \"2032-05-12T09:30:10-08:00\"\n",
+    );
+    work.write("orders.odcs.yaml", &doc);
+    let out = work
+        .dogana([
+            "sla",
+            "--store",
+            "s.db",
+            "--odcs",
+            "orders.odcs.yaml",
+            "--at",
+            "2026-10-25T12:00:00Z",
+        ])
+        .assert()
+        .success();
+    let stdout = text(&out.get_output().stdout);
+    assert!(stdout.starts_with("orders endOfSupport 2032-05-12T09:30:10-08:00: not checkable: a lifecycle date of the contract, not of the data\ncustomers endOfSupport"), "{stdout}");
+}

@@ -123,6 +123,19 @@ pub fn run(a: SlaArgs) -> Result<()> {
     for (s, req, objects) in &asked {
         for object in objects {
             let table = object.table();
+            if let sla::Measure::NotCheckable(why) = req.measure {
+                // the ledger cannot answer it: no need for the table to exist
+                verdicts.push(Verdict {
+                    object,
+                    sla: s,
+                    shown: req.shown.clone(),
+                    status: Status::NotCheckable(why.to_owned()),
+                    complete_as_of: None,
+                    newest_complete_as_of: None,
+                    deletions_as_of: None,
+                });
+                continue;
+            }
             if !ledgers.iter().any(|(t, _)| t == table) {
                 let ledger = receiver::stored_ledger(&a.store, std::path::Path::new(table))?;
                 let c = ledger
