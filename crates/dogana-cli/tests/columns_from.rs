@@ -320,7 +320,7 @@ fn bad_sources_are_refused_naming_what_to_fix_and_nothing_is_written() {
         assert_eq!(work.names(), before, "{args:?}: nothing written");
     }
     // columns and columns_from together, or an unknown form
-    work.write("both.toml", &format!("table = \"t\"\nkey = []\ncolumns = [[\"a\", \"int\"]]\ncolumns_from = {{ parquet = \"x.parquet\" }}\n[shapes.full]\nkind = \"full\"\n"));
+    work.write("both.toml", "table = \"t\"\nkey = []\ncolumns = [[\"a\", \"int\"]]\ncolumns_from = { parquet = \"x.parquet\" }\n[shapes.full]\nkind = \"full\"\n");
     let (code, line) = refused_code(&work, ["contract", "both.toml"]);
     assert_eq!(code, codes::CONTRACT_INVALID);
     assert!(
