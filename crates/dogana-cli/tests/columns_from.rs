@@ -319,6 +319,19 @@ fn bad_sources_are_refused_naming_what_to_fix_and_nothing_is_written() {
         assert_eq!(got, code, "{args:?}");
         assert_eq!(work.names(), before, "{args:?}: nothing written");
     }
+    // -o without a contract to write
+    let (code, line) = refused_code(
+        &work,
+        [
+            "contract", "--odcs", odcs, "--schema", "orders", "-o", "x.json",
+        ],
+    );
+    assert_eq!(code, codes::OPTION_INVALID);
+    assert!(
+        line.contains("-o x.json writes a contract, and no contract is named"),
+        "{line}"
+    );
+    assert!(!work.exists("x.json"));
     // columns and columns_from together, or an unknown form
     work.write("both.toml", "table = \"t\"\nkey = []\ncolumns = [[\"a\", \"int\"]]\ncolumns_from = { parquet = \"x.parquet\" }\n[shapes.full]\nkind = \"full\"\n");
     let (code, line) = refused_code(&work, ["contract", "both.toml"]);

@@ -67,6 +67,13 @@ pub fn run(args: ContractArgs) -> Result<()> {
     let Some(file) = &args.file else {
         // only a source: its columns and their hash
         let source = external.expect("clap requires FILE or a source");
+        if let Some(path) = &args.output {
+            refuse!(
+                codes::OPTION_INVALID,
+                "-o {} writes a contract, and no contract is named: give the TOML description (dogana contract FILE.toml --odcs … -o PATH), or drop -o to print the columns",
+                shown(path)
+            )
+        }
         let columns = source.read()?;
         let mut report = columns_report(Some(&source), &columns.pairs());
         report.push_str(&format!("schema_hash {}\n", columns.hash()));
