@@ -384,3 +384,47 @@ fn parquet_types_without_a_dogana_name_are_refused() {
     assert_eq!(code, codes::DATA_CONTRACT_INVALID);
     assert!(line.contains("not.parquet: not a Parquet file"), "{line}");
 }
+
+/// A store with the orders table delivered under a contract whose columns come from the ODCS
+/// document; `store` is its spec.
+#[cfg(feature = "duckdb")]
+fn deliver_orders(work: &Work, store: &str) {
+    std::fs::copy(data("orders.odcs.yaml"), work.path("orders.odcs.yaml")).unwrap();
+    work.write(
+        "o.toml",
+        "table = \"orders\"\nkey = [\"id\"]\ncolumns_from = { odcs = \"orders.odcs.yaml\", schema = \"orders\" }\n\n[shapes.full]\nkind = \"full\"\n",
+    );
+    work.write(
+        "o.csv",
+        "id,order_date,updated_at,amount,customer\n1,2026-10-20,2026-10-20T10:00:00Z,10.00,acme\n",
+    );
+    work.dogana([
+        "manifest",
+        "o.csv",
+        "--contract",
+        "o.toml",
+        "--shape",
+        "full",
+        "--produced-at",
+        "2026-10-25T06:00:00Z",
+        "--rows",
+        "1",
+    ])
+    .assert()
+    .success();
+    work.dogana(["deliver", "o.csv", "--store", store, "--contract", "o.toml"])
+        .assert()
+        .success();
+}
+
+#[test]
+#[cfg(feature = "duckdb")]
+fn a_table_dogana_published_in_duckdb_reads_back_its_contract_s_columns() {
+    // rule: CONTRACT-16, CONTRACT-19
+    let work = Work::new();
+    deliver_orders(&work, "w.duckdb");
+    assert_eq!(
+        hash_of(&work, &["--from-table", "w.duckdb", "orders"]),
+        ORDERS_HASH
+    );
+}

@@ -596,4 +596,41 @@ fn a_live_postgres_table_hashes_as_its_odcs_document() {
     let (_, password, _) = parts(&url());
     assert!(!line.contains(&password), "{line}");
     assert_eq!(tables_in(&schema), 2, "a reader created nothing");
+
+    // a table dogana published reads back the columns its contract hashed
+    let (_, store) = self::schema("published");
+    std::fs::copy(&odcs, work.path("orders.odcs.yaml")).unwrap();
+    work.write(
+        "o.toml",
+        "table = \"orders\"\nkey = [\"id\"]\ncolumns_from = { odcs = \"orders.odcs.yaml\", schema = \"orders\" }\n\n[shapes.full]\nkind = \"full\"\n",
+    );
+    work.write(
+        "o.csv",
+        "id,order_date,updated_at,amount,customer\n1,2026-10-20,2026-10-20T10:00:00Z,10.00,acme\n",
+    );
+    work.dogana([
+        "manifest",
+        "o.csv",
+        "--contract",
+        "o.toml",
+        "--shape",
+        "full",
+        "--produced-at",
+        "2026-10-25T06:00:00Z",
+        "--rows",
+        "1",
+    ])
+    .assert()
+    .success();
+    work.dogana([
+        "deliver",
+        "o.csv",
+        "--store",
+        &store,
+        "--contract",
+        "o.toml",
+    ])
+    .assert()
+    .success();
+    assert_eq!(hash(&["--from-table", &store, "orders"]), ORDERS_HASH);
 }
