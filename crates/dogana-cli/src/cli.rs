@@ -20,6 +20,8 @@ Examples:
   dogana verify --store orders.db
   dogana claims --store orders.db orders --limit-days 2
   dogana show --store orders.db orders -o orders.html
+  dogana contract --odcs orders.odcs.yaml --schema orders
+  dogana sla --store orders.db --odcs orders.odcs.yaml
 
 Exit status: 0 success, 1 dogana refuses (invalid contract, manifest or ledger, a mismatch,
 an unreadable file, an existing manifest, a rejected delivery, a store that fails verify),

@@ -192,3 +192,46 @@ fn refusal(e: ColumnsError) -> Refusal {
     };
     Refusal::new(code, e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_start_at_the_contract_s_directory() {
+        let base = Path::new("contracts");
+        let at = |s: Source| s.relative_to(base);
+        assert_eq!(
+            at(Source::Parquet {
+                file: "o.parquet".into()
+            }),
+            Source::Parquet {
+                file: "contracts/o.parquet".into()
+            }
+        );
+        assert_eq!(
+            at(Source::Odcs {
+                file: "/abs/o.yaml".into(),
+                schema: "s".into()
+            }),
+            Source::Odcs {
+                file: "/abs/o.yaml".into(),
+                schema: "s".into()
+            }
+        );
+        let table = |store: &str| Source::Table {
+            store: store.into(),
+            table: "t".into(),
+        };
+        assert_eq!(at(table("w.duckdb")), table("duckdb:contracts/w.duckdb"));
+        assert_eq!(at(table("sqlite:w.db")), table("sqlite:contracts/w.db"));
+        assert_eq!(at(table("/data/w.db")), table("/data/w.db"));
+        let url = "postgres://me@127.0.0.1/db?schema=s";
+        assert_eq!(at(table(url)), table(url));
+        // in the working directory, paths are left as written
+        assert_eq!(
+            table("w.duckdb").relative_to(Path::new(".")),
+            table("w.duckdb")
+        );
+    }
+}
