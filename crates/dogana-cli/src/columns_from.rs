@@ -185,12 +185,20 @@ fn utf8(path: &Path, what: &str) -> Result<String> {
 }
 
 /// A reader's error as a refusal with its code.
+/// A column without a dogana type names the column and its type as the error's field and
+/// value (`--json`).
 fn refusal(e: ColumnsError) -> Refusal {
-    let code = match &e {
-        ColumnsError::Document(_) | ColumnsError::NotFound(_) => codes::DATA_CONTRACT_INVALID,
-        ColumnsError::Unmapped(_) => codes::COLUMN_TYPE_UNMAPPED,
-    };
-    Refusal::new(code, e.to_string())
+    match &e {
+        ColumnsError::Document(_) | ColumnsError::NotFound(_) => {
+            Refusal::new(codes::DATA_CONTRACT_INVALID, e.to_string())
+        }
+        ColumnsError::Unmapped {
+            column, declared, ..
+        } if !column.is_empty() => {
+            Refusal::new(codes::COLUMN_TYPE_UNMAPPED, e.to_string()).at(column.clone(), declared)
+        }
+        ColumnsError::Unmapped { .. } => Refusal::new(codes::COLUMN_TYPE_UNMAPPED, e.to_string()),
+    }
 }
 
 #[cfg(test)]

@@ -319,6 +319,22 @@ fn bad_sources_are_refused_naming_what_to_fix_and_nothing_is_written() {
         assert_eq!(got, code, "{args:?}");
         assert_eq!(work.names(), before, "{args:?}: nothing written");
     }
+    // with --json, the column at fault and its type are the error's field and value
+    let out = work
+        .dogana([
+            "contract",
+            "--odcs",
+            odcs,
+            "--schema",
+            "customers",
+            "--json",
+        ])
+        .assert()
+        .code(1);
+    let err: serde_json::Value = serde_json::from_slice(&out.get_output().stderr).unwrap();
+    assert_eq!(err["error"]["code"], codes::COLUMN_TYPE_UNMAPPED.id);
+    assert_eq!(err["error"]["field"], "address");
+    assert_eq!(err["error"]["value"], "object");
     // -o without a contract to write
     let (code, line) = refused_code(
         &work,

@@ -29,11 +29,15 @@ pub fn columns(
     let mut pairs = Vec::with_capacity(rows.len());
     for (name, declared) in rows {
         let ty = sql_types::column_type(&declared).map_err(|e| {
-            ColumnsError::Unmapped(format!(
-                "{source}: column {} of type {}: {e}",
-                q(&name),
-                q(&declared)
-            ))
+            ColumnsError::unmapped(
+                format!(
+                    "{source}: column {} of type {}: {e}",
+                    q(&name),
+                    q(&declared)
+                ),
+                &name,
+                &declared,
+            )
         })?;
         pairs.push((name, ty));
     }

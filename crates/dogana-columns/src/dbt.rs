@@ -112,25 +112,37 @@ pub fn columns(text: &str, name: &str, model: &str) -> Result<Columns, ColumnsEr
     let source = format!("dbt manifest {name}, model {}", q(id));
     let columns = node.columns.as_ref().map_or(&[][..], |c| &c.0[..]);
     if columns.is_empty() {
-        return Err(ColumnsError::Unmapped(format!(
-            "{source} lists no columns; declare them with their data_type in the model's YAML"
-        )));
+        return Err(ColumnsError::unmapped(
+            format!(
+                "{source} lists no columns; declare them with their data_type in the model's YAML"
+            ),
+            "",
+            "",
+        ));
     }
     let mut pairs = Vec::with_capacity(columns.len());
     for (key, c) in columns {
         let column = c.name.clone().unwrap_or_else(|| key.clone());
         let Some(data_type) = c.data_type.as_deref() else {
-            return Err(ColumnsError::Unmapped(format!(
-                "{source}: column {} has no data_type; declare it in the model's YAML (data_type: bigint)",
-                q(&column)
-            )));
+            return Err(ColumnsError::unmapped(
+                format!(
+                    "{source}: column {} has no data_type; declare it in the model's YAML (data_type: bigint)",
+                    q(&column)
+                ),
+                &column,
+                "",
+            ));
         };
         let ty = sql_types::column_type(data_type).map_err(|e| {
-            ColumnsError::Unmapped(format!(
-                "{source}: column {}: data_type {}: {e}",
-                q(&column),
-                q(data_type)
-            ))
+            ColumnsError::unmapped(
+                format!(
+                    "{source}: column {}: data_type {}: {e}",
+                    q(&column),
+                    q(data_type)
+                ),
+                &column,
+                data_type,
+            )
         })?;
         pairs.push((column, ty));
     }

@@ -46,15 +46,33 @@ pub enum ColumnsError {
     NotFound(String),
     /// A column has no type, or a type with no dogana name (a nested type, a time of day, a
     /// decimal without precision).
-    Unmapped(String),
+    Unmapped {
+        /// What is wrong and what to do.
+        message: String,
+        /// The column (or property) at fault; empty when the fault is the whole list's.
+        column: String,
+        /// Its type as written; empty when it has none.
+        declared: String,
+    },
+}
+
+impl ColumnsError {
+    /// An [`ColumnsError::Unmapped`] of `column`, whose type is written `declared`.
+    pub fn unmapped(message: String, column: &str, declared: &str) -> ColumnsError {
+        ColumnsError::Unmapped {
+            message,
+            column: column.to_owned(),
+            declared: declared.to_owned(),
+        }
+    }
 }
 
 impl fmt::Display for ColumnsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ColumnsError::Document(m) | ColumnsError::NotFound(m) | ColumnsError::Unmapped(m) => {
-                f.write_str(m)
-            }
+            ColumnsError::Document(m)
+            | ColumnsError::NotFound(m)
+            | ColumnsError::Unmapped { message: m, .. } => f.write_str(m),
         }
     }
 }

@@ -316,8 +316,26 @@ impl Document {
 
 /// The dogana type of one property (the rules of the module's documentation).
 pub fn property_type(p: &Property, source: &str) -> Result<ColumnType, ColumnsError> {
-    let unmapped =
-        |why: String| ColumnsError::Unmapped(format!("{source}: property {}: {why}", q(&p.name)));
+    // the type at fault as written: the physical type where it decides, else the logical one
+    let declared = p
+        .physical_type
+        .as_deref()
+        .filter(|t| {
+            matches!(
+                sql_types::target(t),
+                Some(Target::Decimal | Target::Datetime | Target::Date)
+            )
+        })
+        .or(p.logical_type.as_deref())
+        .or(p.physical_type.as_deref())
+        .unwrap_or("");
+    let unmapped = |why: String| {
+        ColumnsError::unmapped(
+            format!("{source}: property {}: {why}", q(&p.name)),
+            &p.name,
+            declared,
+        )
+    };
     if let Some(physical) = &p.physical_type {
         if matches!(
             sql_types::target(physical),
@@ -377,7 +395,7 @@ mod tests {
             match want {
                 Some(t) => assert_eq!(got, Ok(*t), "{logical}"),
                 None => assert!(
-                    matches!(&got, Err(ColumnsError::Unmapped(m)) if m.contains("has no dogana name")),
+                    matches!(&got, Err(ColumnsError::Unmapped { message: m, .. }) if m.contains("has no dogana name")),
                     "{logical}: {got:?}"
                 ),
             }
@@ -445,7 +463,7 @@ mod tests {
                 &prop(logical, physical),
                 "ODCS document x, schema \"t\"",
             ) {
-                Err(ColumnsError::Unmapped(m)) => {
+                Err(ColumnsError::Unmapped { message: m, .. }) => {
                     assert!(
                         m.starts_with("ODCS document x, schema \"t\": property \"c\": "),
                         "{m}"

@@ -17,7 +17,7 @@ pub fn columns(file: File, name: &str) -> Result<Columns, ColumnsError> {
     for (column, ty) in schema {
         let ty = match ty {
             Ok(t) => t.parse().map_err(|e| {
-                ColumnsError::Unmapped(format!("{source}: column {}: {e}", q(&column)))
+                ColumnsError::unmapped(format!("{source}: column {}: {e}", q(&column)), &column, &t)
             })?,
             Err(arrow) => {
                 let why = if arrow.starts_with("Timestamp(") {
@@ -25,11 +25,15 @@ pub fn columns(file: File, name: &str) -> Result<Columns, ColumnsError> {
                 } else {
                     "it has no dogana name; a column is one of int, float, str, bool, date, datetime or decimal(p,s)"
                 };
-                return Err(ColumnsError::Unmapped(format!(
-                    "{source}: column {} of type {}: {why}",
-                    q(&column),
-                    q(&arrow)
-                )));
+                return Err(ColumnsError::unmapped(
+                    format!(
+                        "{source}: column {} of type {}: {why}",
+                        q(&column),
+                        q(&arrow)
+                    ),
+                    &column,
+                    &arrow,
+                ));
             }
         };
         pairs.push((column, ty));

@@ -65,7 +65,7 @@ fn bad_odcs_documents_are_refused_naming_what_to_fix() {
     // a nested type
     let e = doc.columns("customers").unwrap_err();
     assert!(
-        matches!(&e, ColumnsError::Unmapped(m) if m.contains("schema \"customers\": property \"address\": logicalType \"object\" has no dogana name")),
+        matches!(&e, ColumnsError::Unmapped { message: m, column, declared } if m.contains("schema \"customers\": property \"address\": logicalType \"object\" has no dogana name") && column == "address" && declared == "object"),
         "{e}"
     );
     // no such schema object
