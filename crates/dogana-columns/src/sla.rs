@@ -73,7 +73,9 @@ pub const UNITS: &[(&[&str], Option<i64>)] = &[
     (&["d", "day", "days"], Some(86_400)),
     (&["w", "wk", "week", "weeks"], Some(604_800)),
     (
-        &["mo", "month", "months", "y", "yr", "yrs", "year", "years"],
+        &[
+            "mo", "month", "months", "y", "yr", "yrs", "year", "years", "a",
+        ],
         None,
     ),
 ];
@@ -162,7 +164,7 @@ pub fn requirement(doc: &str, sla: &SlaProperty) -> Result<Requirement, ColumnsE
         .find(|(names, _)| names.contains(&unit_lower.as_str()))
     else {
         return Err(ColumnsError::Document(format!(
-            "{}: unit {} is not a unit of time dogana reads (s, min, h, d, w, or mo, y)",
+            "{}: unit {} is not a unit of time dogana reads (s, min, h, d, w; mo, y or a make it not checkable)",
             at(),
             q(unit)
         )));
