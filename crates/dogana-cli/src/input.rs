@@ -16,6 +16,15 @@ pub fn shown(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// The directory a file's relative references start from: its own (the working directory for
+/// standard input or a bare file name).
+pub fn base_dir(path: &Path) -> std::path::PathBuf {
+    match path.parent() {
+        Some(p) if !is_dash(path) && !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
+}
+
 /// Whether the path names standard input or output.
 pub fn is_dash(path: &Path) -> bool {
     path.as_os_str() == "-"
@@ -88,7 +97,7 @@ pub fn contract_and_columns(path: &Path) -> Result<(Contract, Vec<(String, Strin
                 shown(path)
             )
         };
-        let parsed = toml_contract::parse(text, &shown(path))?;
+        let parsed = toml_contract::parse(text, &shown(path), &base_dir(path), None)?;
         return Ok((parsed.contract, parsed.hashed_columns.unwrap_or_default()));
     }
     match Contract::from_slice(&bytes) {

@@ -18,6 +18,7 @@
 
 mod cli;
 mod columns;
+mod columns_from;
 mod commands;
 mod input;
 mod output;

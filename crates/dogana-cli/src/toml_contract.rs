@@ -6,12 +6,14 @@
 //! silently falls back to a default.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use dogana::{column_hash, Contract, Deletions, Duration, LogicalType, Shape, Timestamp};
 use toml::{Table, Value};
 
 use dogana_codes as codes;
 
+use crate::columns_from::Source;
 use crate::refusal::{refuse, Result};
 use crate::typed;
 
@@ -23,6 +25,7 @@ const TOP_KEYS: &[&str] = &[
     "deleted_column",
     "types",
     "columns",
+    "columns_from",
     "schema_hash",
     "start_at",
     "shapes",
@@ -43,10 +46,15 @@ pub struct Parsed {
     pub contract: Contract,
     /// The `[name, type]` pairs of `columns`, as hashed (the deleted column left out).
     pub hashed_columns: Option<Vec<(String, String)>>,
+    /// Where the columns were read from, when not listed by hand (`columns_from`, or the
+    /// command line's source).
+    pub columns_source: Option<Source>,
 }
 
-/// Reads a TOML contract description; `name` names the document in messages.
-pub fn parse(text: &str, name: &str) -> Result<Parsed> {
+/// Reads a TOML contract description; `name` names the document in messages, `base` is the
+/// directory its relative `columns_from` paths start from, and `external` a source of the
+/// columns the command line names (then the description lists none itself).
+pub fn parse(text: &str, name: &str, base: &Path, external: Option<&Source>) -> Result<Parsed> {
     let table: Table = match text.parse() {
         Ok(t) => t,
         Err(e) => {
@@ -64,11 +72,18 @@ pub fn parse(text: &str, name: &str) -> Result<Parsed> {
             )
         }
     };
-    Reader { name }.contract(&table)
+    Reader {
+        name,
+        base,
+        external,
+    }
+    .contract(&table)
 }
 
 struct Reader<'a> {
     name: &'a str,
+    base: &'a Path,
+    external: Option<&'a Source>,
 }
 
 impl Reader<'_> {
@@ -229,6 +244,49 @@ impl Reader<'_> {
         Ok(pairs)
     }
 
+    /// `columns_from`: one of the four forms, its paths relative to the contract's directory.
+    fn columns_from(&self, value: &Value) -> Result<Source> {
+        const FORMS: &str = "columns_from = { odcs = \"FILE\", schema = \"NAME\" }, { dbt_manifest = \"FILE\", model = \"NAME\" }, { store = \"SPEC\", table = \"NAME\" } or { parquet = \"FILE\" }";
+        let Value::Table(t) = value else {
+            refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {}: columns_from is a table: {FORMS}",
+                self.name
+            )
+        };
+        let mut keys: Vec<&str> = t.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let get = |k: &str| self.string(&t[k], &format!("columns_from.{k}"));
+        let source = match keys.as_slice() {
+            ["odcs", "schema"] => Source::Odcs {
+                file: get("odcs")?.into(),
+                schema: get("schema")?.to_owned(),
+            },
+            ["dbt_manifest", "model"] => Source::Dbt {
+                file: get("dbt_manifest")?.into(),
+                model: get("model")?.to_owned(),
+            },
+            ["store", "table"] => Source::Table {
+                store: get("store")?.to_owned(),
+                table: get("table")?.to_owned(),
+            },
+            ["parquet"] => Source::Parquet {
+                file: get("parquet")?.into(),
+            },
+            _ => refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {}: columns_from has the keys {}; it is one of {FORMS}",
+                self.name,
+                if keys.is_empty() {
+                    "none".to_owned()
+                } else {
+                    keys.join(", ")
+                }
+            ),
+        };
+        Ok(source.relative_to(self.base))
+    }
+
     fn shape(&self, name: &str, value: &Value) -> Result<Shape> {
         let Value::Table(t) = value else {
             refuse!(codes::CONTRACT_INVALID, "contract {}: shapes.{name} is a table, such as [shapes.{name}] with kind = \"full\"",
@@ -336,8 +394,28 @@ impl Reader<'_> {
         // columns that [types] leaves out.
         let mut hashed_columns = None;
         let mut schema_hash = self.optional_string(top, "schema_hash")?.map(str::to_owned);
-        if let Some(value) = top.get("columns") {
-            let pairs = self.columns(value)?;
+        let source = match (top.get("columns"), top.get("columns_from"), self.external) {
+            (Some(_), Some(_), _) => refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {}: columns and columns_from both give the columns; keep one",
+                self.name
+            ),
+            (Some(_), None, Some(_)) | (None, Some(_), Some(_)) => refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {} lists its columns ({}), and the command line names another source; drop one",
+                self.name,
+                if top.contains_key("columns") { "columns" } else { "columns_from" }
+            ),
+            (None, Some(v), None) => Some(self.columns_from(v)?),
+            (None, None, Some(external)) => Some(external.clone()),
+            (_, None, None) => None,
+        };
+        let listed = match (&source, top.get("columns")) {
+            (Some(source), _) => Some(source.read()?.pairs()),
+            (None, Some(value)) => Some(self.columns(value)?),
+            (None, None) => None,
+        };
+        if let Some(pairs) = listed {
             let bound: Vec<&str> = key
                 .iter()
                 .map(String::as_str)
@@ -410,6 +488,7 @@ impl Reader<'_> {
             Ok(contract) => Ok(Parsed {
                 contract,
                 hashed_columns,
+                columns_source: source,
             }),
             Err(e) => refuse!(
                 codes::CONTRACT_INVALID,
@@ -432,7 +511,7 @@ mod tests {
         let toml = |ty: &str| {
             format!("table = \"t\"\nkey = []\ncolumns = [[\"amount\", \"{ty}\"]]\n[shapes.full]\nkind = \"full\"\n")
         };
-        assert!(parse(&toml("decimal(12,2)"), "t").is_ok());
+        assert!(parse(&toml("decimal(12,2)"), "t", Path::new("."), None).is_ok());
         for bad in [
             "decimal(12, 2)",
             "decimal(,2)",
@@ -441,7 +520,9 @@ mod tests {
             "decimal(0,0)",
             "flaot",
         ] {
-            let e = parse(&toml(bad), "t").unwrap_err().to_string();
+            let e = parse(&toml(bad), "t", Path::new("."), None)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("is not a column type"), "{bad}: {e}");
         }
     }
@@ -451,6 +532,8 @@ mod tests {
         let p = parse(
             "table = \"events\"\nkey = []\n[shapes.full]\nkind = \"full\"\n",
             "t",
+            Path::new("."),
+            None,
         )
         .unwrap();
         assert!(p.contract.is_keyless());

@@ -654,3 +654,101 @@ fn readers_work_with_a_role_that_may_only_select() {
         ))
         .expect("the role dropped");
 }
+
+/// The orders columns' hash as Python's json.dumps and hashlib compute it (CONTRACT-16), as
+/// `tests/columns_from.rs` has it from an ODCS document, a dbt manifest and Parquet.
+const ORDERS_HASH: &str = "eb708413c74df7e2a6fa44c9ca9aaffcfe17dcb9c4052965ff1264a2602174e7";
+
+#[test]
+fn a_live_postgres_table_hashes_as_its_odcs_document() {
+    // rule: CONTRACT-16, CONTRACT-19
+    let work = Work::new();
+    let (schema, store) = schema("columns");
+    admin()
+        .batch_execute(&format!(
+            "CREATE TABLE {schema}.orders (id BIGINT NOT NULL, order_date DATE,
+             updated_at TIMESTAMP(3) WITH TIME ZONE, amount NUMERIC(12, 2),
+             customer CHARACTER VARYING(40), dropped INT);
+             ALTER TABLE {schema}.orders DROP COLUMN dropped;
+             CREATE TABLE {schema}.odd (id UUID)"
+        ))
+        .unwrap();
+    let odcs = format!(
+        "{}/../dogana-columns/tests/data/orders.odcs.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let hash = |args: &[&str]| {
+        let out = work
+            .dogana(["contract"].iter().chain(args))
+            .assert()
+            .success();
+        let stdout = text(&out.get_output().stdout);
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("schema_hash "))
+            .unwrap_or_else(|| panic!("{stdout}"))
+            .to_owned()
+    };
+    assert_eq!(hash(&["--from-table", &store, "orders"]), ORDERS_HASH);
+    assert_eq!(hash(&["--odcs", &odcs, "--schema", "orders"]), ORDERS_HASH);
+    // a TOML contract naming the live table
+    work.write(
+        "c.toml",
+        &format!("table = \"orders\"\nkey = [\"id\"]\ncolumns_from = {{ store = \"{store}\", table = \"orders\" }}\n\n[types]\nid = \"int\"\n\n[shapes.full]\nkind = \"full\"\n"),
+    );
+    let out = work
+        .dogana(["contract", "c.toml", "-o", "c.json"])
+        .assert()
+        .success();
+    assert!(text(&out.get_output().stdout).contains(ORDERS_HASH));
+    // refusals name what to fix, and the password never shows
+    let (code, line) = common::refused_code(&work, ["contract", "--from-table", &store, "nope"]);
+    assert_eq!(code, dogana_codes::TABLE_NOT_FOUND, "{line}");
+    assert!(line.contains("has no table \"nope\""), "{line}");
+    let (code, line) = common::refused_code(&work, ["contract", "--from-table", &store, "odd"]);
+    assert_eq!(code, dogana_codes::COLUMN_TYPE_UNMAPPED, "{line}");
+    assert!(
+        line.contains("column \"id\" of type \"uuid\": it has no dogana name"),
+        "{line}"
+    );
+    let (_, password, _) = parts(&url());
+    assert!(!line.contains(&password), "{line}");
+    assert_eq!(tables_in(&schema), 2, "a reader created nothing");
+
+    // a table dogana published reads back the columns its contract hashed
+    let (_, store) = self::schema("published");
+    std::fs::copy(&odcs, work.path("orders.odcs.yaml")).unwrap();
+    work.write(
+        "o.toml",
+        "table = \"orders\"\nkey = [\"id\"]\ncolumns_from = { odcs = \"orders.odcs.yaml\", schema = \"orders\" }\n\n[shapes.full]\nkind = \"full\"\n",
+    );
+    work.write(
+        "o.csv",
+        "id,order_date,updated_at,amount,customer\n1,2026-10-20,2026-10-20T10:00:00Z,10.00,acme\n",
+    );
+    work.dogana([
+        "manifest",
+        "o.csv",
+        "--contract",
+        "o.toml",
+        "--shape",
+        "full",
+        "--produced-at",
+        "2026-10-25T06:00:00Z",
+        "--rows",
+        "1",
+    ])
+    .assert()
+    .success();
+    work.dogana([
+        "deliver",
+        "o.csv",
+        "--store",
+        &store,
+        "--contract",
+        "o.toml",
+    ])
+    .assert()
+    .success();
+    assert_eq!(hash(&["--from-table", &store, "orders"]), ORDERS_HASH);
+}

@@ -72,7 +72,8 @@ impl fmt::Display for Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Code {
     /// `DGN-` and three digits: the hundreds are the area (0 the call, 1 the files and
-    /// options, 2 a delivery, 3 the store, 4 transient failures, 5 planning, 6 the lake store).
+    /// options, 2 a delivery, 3 the store, 4 transient failures, 5 planning and service levels,
+    /// 6 the lake store).
     pub id: &'static str,
     /// The Rust name of the constant, as the sources use it.
     pub name: &'static str,
@@ -153,6 +154,14 @@ codes! {
     GROUP_INVALID = "DGN-110", Refusal,
         "The group file, or the files given with it, do not make a group: a contract is missing, a table repeats, or a file's manifest names a table the group does not hold.",
         "List every table's contract once in the group file, and give one file per table.";
+    /// The data contract columns are read from is refused.
+    DATA_CONTRACT_INVALID = "DGN-111", Refusal,
+        "The data contract a contract's columns are read from (an ODCS document, a dbt manifest, a Parquet file) is refused: it does not parse, or holds no such schema object or model.",
+        "Fix the document, or name a schema object or model it holds (the message lists them).";
+    /// A column's type has no dogana name.
+    COLUMN_TYPE_UNMAPPED = "DGN-112", Refusal,
+        "A column read from an ODCS document, a dbt manifest, a live table or a Parquet file has no type, or a type with no dogana name (a nested type, a time of day, a decimal without precision); nothing is guessed.",
+        "Declare the column's type as one the table in docs/contract-toml.md maps, or list the columns by hand.";
 
     /// The gate rejected the delivery.
     DELIVERY_REJECTED = "DGN-201", Refusal,
@@ -215,6 +224,10 @@ codes! {
     STORE_FAILED = "DGN-308", Refusal,
         "The store's database refused the operation for a reason retrying will not fix (a read-only file, a permission, a value it cannot hold); nothing was committed.",
         "Read the database's message that follows; fix the store or its permissions.";
+    /// The database holds no such table.
+    TABLE_NOT_FOUND = "DGN-309", Refusal,
+        "The database named holds no table or view of that name to read columns from.",
+        "Name a table or view the database holds (in Postgres, in the URL's schema).";
 
     /// A lock or lease on the store was held past the wait.
     STORE_LOCKED = "DGN-401", Transient,
@@ -233,6 +246,10 @@ codes! {
     PLANNING_REFUSED = "DGN-501", Refusal,
         "The planner cannot plan the request: a requirement the contract's shapes cannot meet, or a window outside the table.",
         "Read the message; ask for dates a shape can prove, or name another shape.";
+    /// A service level is missed.
+    SLA_MISSED = "DGN-502", Refusal,
+        "A service level of the ODCS document (latency, frequency) is missed: the table's claims do not meet it now.",
+        "Deliver a read that proves the table complete (`dogana plan` names one), then check again.";
 
     /// A lake snapshot was reclaimed by a collection.
     PART_COLLECTED = "DGN-601", Refusal,

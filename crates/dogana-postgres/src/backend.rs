@@ -1811,3 +1811,37 @@ impl Backend for Postgres {
         Ok(())
     }
 }
+
+/// The columns of table or view `table` in the schema a store URL names
+/// (`postgres://…?schema=NAME`, default `public`), in order, each with its type as
+/// `format_type` spells it (`bigint`, `numeric(12,2)`, `timestamp with time zone`…); None when
+/// the schema holds no such table. A read-only session; nothing changes, and the schema need
+/// not be a dogana store.
+pub fn table_columns(url: &str, table: &str) -> Result<Option<Vec<(String, String)>>, StoreError> {
+    let target = Target::from_url(url).map_err(plain)?;
+    let schema = target.schema.clone().unwrap_or_else(|| "public".into());
+    let mut client = session(&target, false)?;
+    let found = client
+        .query_opt(
+            "SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = $1 AND c.relname = $2
+               AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
+            &[&schema, &table],
+        )
+        .pg()?;
+    let Some(row) = found else {
+        return Ok(None);
+    };
+    let oid: u32 = row.get(0);
+    let cols = client
+        .query(
+            "SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
+             WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+            &[&oid],
+        )
+        .pg()?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    Ok(Some(cols))
+}

@@ -144,6 +144,8 @@ pub use column_type::{ColumnType, ColumnTypeError, ColumnTypes, DECIMAL_MAX_PREC
 pub use error::RowsError;
 pub use format::{Format, UnknownFormat};
 pub use hash::{sha256_file, HashingReader, BUFFER_SIZE};
+#[cfg(feature = "parquet")]
+pub use parquet_rows::{parquet_schema, ParquetColumn};
 pub use row::Row;
 
 /// The row callback after its error type is boxed.

@@ -1977,6 +1977,43 @@ impl Backend for Sqlite {
     }
 }
 
+/// The columns of table or view `table` in the SQLite database at `path`, in order, each with
+/// its declared type as written (`pragma_table_info`; empty for a column declared without
+/// one); None when the database holds no such table. The file is opened read-only and nothing
+/// in it changes; it need not be a dogana store.
+pub fn table_columns(
+    path: &Path,
+    table: &str,
+) -> Result<Option<Vec<(String, String)>>, StoreError> {
+    let shown = path.display().to_string();
+    if !path.is_file() {
+        return Err(StoreError::NotAStore(format!("{shown} does not exist")));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .sql()?;
+    let read = || -> rusqlite::Result<Vec<(String, String)>> {
+        let mut stmt =
+            conn.prepare("SELECT name, type FROM pragma_table_info(?1, 'main') ORDER BY cid")?;
+        let rows = stmt.query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    };
+    match read() {
+        Ok(cols) if cols.is_empty() => Ok(None),
+        Ok(cols) => Ok(Some(cols)),
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::NotADatabase =>
+        {
+            Err(StoreError::NotAStore(format!(
+                "{shown} is not a SQLite database"
+            )))
+        }
+        Err(e) => Err(sqlite(e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

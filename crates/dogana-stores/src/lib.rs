@@ -336,6 +336,33 @@ pub fn open_with(spec: &Spec, write: bool, options: &OpenOptions) -> Result<Open
     }
 }
 
+/// The columns of table or view `table` in the database a spec names, in order, each with its
+/// type as that database's catalog spells it (SQLite's declared type, DuckDB's
+/// `information_schema.columns`, Postgres's `format_type`); None when it holds no such table.
+/// Read-only, through each backend's own connection; the database need not be a dogana store.
+/// A lake store has no catalog: its tables' columns are in their Parquet parts.
+pub fn table_columns(
+    spec: &Spec,
+    table: &str,
+) -> Result<Option<Vec<(String, String)>>, StoreError> {
+    let backend = spec.backend();
+    if !backend.built() {
+        return Err(unavailable(backend, spec));
+    }
+    match spec {
+        Spec::Sqlite(path) => dogana_sqlite::table_columns(path, table),
+        #[cfg(feature = "duckdb")]
+        Spec::DuckDb(path) => dogana_duckdb::table_columns(path, table),
+        #[cfg(feature = "postgres")]
+        Spec::Postgres(url) => dogana_postgres::table_columns(url, table),
+        Spec::Lake(_) => Err(StoreError::Unavailable(format!(
+            "store {spec} is a lake store, which has no catalog: read a table's columns from one of its Parquet parts (--from-parquet)"
+        ))),
+        #[allow(unreachable_patterns)]
+        _ => Err(unavailable(backend, spec)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
