@@ -330,6 +330,7 @@ if [ "$status" -ne 0 ]; then
 fi
 check_results "the tests that must pass" \
     table_dates=success \
+    orders_export=success \
     unique_table_dates_table_name=pass \
     not_null_table_dates_table_name=pass \
     table_dates_are_the_claims=pass:0 \
@@ -402,5 +403,21 @@ for t in tables:
     bad += not same
 sys.exit(1 if bad else 0)
 PY
+
+# --- the columns dbt records for the typed orders_export model (an enforced model contract):
+# dogana reads them from the manifest this run wrote, and they hash as the ODCS document's and
+# the committed excerpt's (crates/dogana-columns/tests/data)
+phase "dogana contract --dbt-manifest: the manifest dbt wrote, the ODCS document, the excerpt"
+data="$root/crates/dogana-columns/tests/data"
+schema_hash() { # dogana contract ARGS -> its schema_hash
+    "$bin" contract "$@" >"$work/contract.out" 2>&1 || { cat "$work/contract.out" >&2; die "dogana contract $* failed"; }
+    awk '/^schema_hash /{print $2}' "$work/contract.out"
+}
+live=$(schema_hash --dbt-manifest "$work/dbt/example/target/manifest.json" --model orders_export)
+odcs=$(schema_hash --odcs "$data/orders.odcs.yaml" --schema orders)
+excerpt=$(schema_hash --dbt-manifest "$data/dbt-manifest-excerpt.json" --model orders_export)
+echo "  manifest.json $live, ODCS $odcs, excerpt $excerpt"
+[ -n "$live" ] && [ "$live" = "$odcs" ] && [ "$live" = "$excerpt" ] ||
+    die "the orders_export columns of dbt's manifest.json do not hash as the ODCS document's"
 
 phase "done ($target_db): every expected pass passed, every expected failure failed"

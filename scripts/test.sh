@@ -32,13 +32,14 @@ step "cargo test --workspace (but the Postgres backend's, which need a server: b
 cargo test --workspace --exclude dogana-postgres
 step "the Postgres backend and the command line on it, on a throwaway server"
 bash scripts/test-postgres.sh
-step "the command line with the DuckDB backend"
-cargo test -p dogana-cli --features duckdb
+step "the command line with the DuckDB backend and Parquet"
+cargo test -p dogana-cli --features duckdb,parquet
 step "the dbt recipe with dbt-duckdb on a store dogana deliver made"
 # the binary the step above built, with the DuckDB backend
 DOGANA_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/dogana" bash scripts/test-dbt.sh
-step "the Parquet reader"
+step "the Parquet reader, and a Parquet file's columns"
 cargo test -p dogana-rows --features parquet
+cargo test -p dogana-columns --features parquet
 step "dogana show's page in headless Chromium"
 bash scripts/test-browser.sh
 step "the Python package (pytest)"

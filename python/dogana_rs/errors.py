@@ -63,4 +63,9 @@ class InconsistentPublication(DoganaError):
 
 class ReceiverError(Exception):
     """A receiver's own failure (SQLite, reading the delivered file, its configuration).
-    Nothing was committed."""
+    Nothing was committed. ``code`` is its stable code (``"DGN-401"``, listed in
+    docs/errors.md) and ``transient`` whether retrying later can help (a lock held past the
+    wait, a lost connection, a full disk)."""
+
+    code: Optional[str] = None
+    transient: bool = False

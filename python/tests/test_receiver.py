@@ -241,3 +241,57 @@ def test_the_typed_example_runs():
     import typed_example
 
     assert typed_example.main() == 0
+
+
+def _tree(root):
+    """Every path under root with its bytes (directories as None)."""
+    import os
+
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for n in dirs:
+            out[os.path.relpath(os.path.join(d, n), root)] = None
+        for n in files:
+            p = os.path.join(d, n)
+            with open(p, "rb") as f:
+                out[os.path.relpath(p, root)] = f.read()
+    return out
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "duckdb", "lake"])
+def test_a_read_only_store_answers_readers_and_changes_nothing(tmp_path, backend):
+    # rule: RECV-11, RECV-12 (issue 37: readers never need write access)
+    c = contract()
+    spec = store_spec(backend, tmp_path)
+    sunday, sunday_hash = write(tmp_path, "sunday.csv", SUNDAY_CSV)
+    full = c.manifest("full", SUNDAY, rows=3, content_hash=sunday_hash)
+    assert Store(spec).deliver(sunday, c, full, now=SUNDAY).accepted
+    before = _tree(tmp_path)
+    reader = Store(spec, read_only=True)
+    assert reader.tables() == ["orders"]
+    assert len(reader.receipts("orders")) == 1
+    assert reader.verify("orders").ok
+    assert reader.claims("orders", MONDAY, limit=timedelta(days=1)) is not None
+    # a reader cannot deliver, and says so with a stable code
+    with pytest.raises(ReceiverError) as e:
+        reader.deliver(sunday, c, c.manifest("full", MONDAY, rows=3, content_hash=sunday_hash), now=MONDAY)
+    assert e.value.code is not None and e.value.code.startswith("DGN-")
+    assert e.value.transient is False
+    del reader
+    after = _tree(tmp_path)
+    # SQLite's readers of a WAL database in a writable directory share its index in a -shm
+    # file (and open an empty -wal): that is SQLite's, not a change; every byte of the store
+    # is as it was (the read-only directory case, where nothing can appear, is the command
+    # line's tests/readonly.rs)
+    for name in [n for n in after if n not in before]:
+        assert name.endswith("-shm") or (name.endswith("-wal") and after[name] == b""), name
+        del after[name]
+    assert after == before
+
+
+def test_a_missing_store_opened_read_only_is_refused_with_its_code(tmp_path):
+    with pytest.raises(ReceiverError) as e:
+        Store(str(tmp_path / "none.db"), read_only=True)
+    assert e.value.code == "DGN-302"
+    assert e.value.transient is False
+    assert not (tmp_path / "none.db").exists()

@@ -20,6 +20,8 @@ Examples:
   dogana verify --store orders.db
   dogana claims --store orders.db orders --limit-days 2
   dogana show --store orders.db orders -o orders.html
+  dogana contract --odcs orders.odcs.yaml --schema orders
+  dogana sla --store orders.db --odcs orders.odcs.yaml
 
 Exit status: 0 success, 1 dogana refuses (invalid contract, manifest or ledger, a mismatch,
 an unreadable file, an existing manifest, a rejected delivery, a store that fails verify),
@@ -176,7 +178,29 @@ Examples:
   dogana contract orders.toml                          # the wire document on standard output
   dogana contract orders.toml -o orders.contract.json  # written, with its identity and schema hash
 
-The TOML format is described in docs/contract-toml.md.";
+  # the columns of an ODCS schema object, a dbt model, a live table, a Parquet file, and
+  # their schema_hash
+  dogana contract --odcs orders.odcs.yaml --schema orders
+  dogana contract --dbt-manifest target/manifest.json --model orders
+  dogana contract --from-table warehouse.duckdb orders
+  dogana contract --from-parquet orders.parquet
+  # a TOML contract whose columns come from an ODCS document
+  dogana contract orders.toml --odcs orders.odcs.yaml --schema orders -o orders.contract.json
+
+The TOML format, and the type each source's types map to, are in docs/contract-toml.md.";
+
+const SLA_EXAMPLES: &str = "\
+Examples:
+  dogana sla --store orders.db --odcs orders.odcs.yaml
+  dogana sla --store orders.db --odcs orders.odcs.yaml --at 2026-10-27T07:00:00Z --json
+
+One line per schema object and service level: met, missed (since when), or not checkable
+(and why). latency: the table's complete-as-of date (the least over its regions) is at most
+that old; frequency: some region was proven complete at most that long ago
+(docs/decisions.md, \"Service levels from the ledger\").
+
+Exit status: 0 every checkable service level is met, 1 one is missed (DGN-502) or the call is
+refused, 2 the command is called wrongly.";
 
 const IDENTITY_EXAMPLES: &str = "\
 Examples:
@@ -290,9 +314,19 @@ pub enum Command {
         override_usage = "dogana duckdb-sql --store URL TABLE"
     )]
     DuckdbSql(DuckdbSqlArgs),
-    /// Turn a TOML contract description into the contract's wire document
-    #[command(after_help = CONTRACT_EXAMPLES)]
+    /// Turn a TOML contract description into the contract's wire document; read columns from
+    /// an ODCS document, a dbt manifest, a live table or a Parquet file
+    #[command(
+        after_help = CONTRACT_EXAMPLES,
+        override_usage = "dogana contract FILE.toml [-o PATH] [--force]\n       dogana contract [FILE.toml] (--odcs FILE --schema NAME | --dbt-manifest FILE --model NAME | --from-table STORE TABLE | --from-parquet FILE) [-o PATH] [--force]"
+    )]
     Contract(ContractArgs),
+    /// Check an ODCS document's service levels against each table's claims in a store
+    #[command(
+        after_help = SLA_EXAMPLES,
+        override_usage = "dogana sla --store DB --odcs FILE [--at TIME] [--json]"
+    )]
+    Sla(SlaArgs),
     /// Print a wire document's kind and identity
     #[command(after_help = IDENTITY_EXAMPLES)]
     Identity(IdentityArgs),
@@ -339,6 +373,10 @@ pub struct ManifestArgs {
     /// Where to write the manifest instead of FILE.json; `-` is standard output
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -470,6 +508,10 @@ pub struct VerifyArgs {
     /// Verify only this table [default: every table of the store]
     #[arg(value_name = "TABLE")]
     pub table: Option<String>,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -483,6 +525,10 @@ pub struct FoldArgs {
     /// How long to wait for another writer's lease on a table before refusing
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -500,6 +546,10 @@ pub struct CollectArgs {
     /// How long to wait for another writer's lease on a table before refusing
     #[arg(long, value_name = "SECONDS", default_value = "60")]
     pub lock_timeout: String,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -510,6 +560,10 @@ pub struct DuckdbSqlArgs {
     /// The table
     #[arg(value_name = "TABLE")]
     pub table: String,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -526,6 +580,10 @@ pub struct ReplicateArgs {
     /// Replace a local pointer naming a snapshot off the store's chain
     #[arg(long)]
     pub adopt: bool,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -536,6 +594,10 @@ pub struct LedgerArgs {
     /// The table
     #[arg(value_name = "TABLE")]
     pub table: String,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -614,19 +676,75 @@ pub struct ShowArgs {
     /// Replace an existing file (atomically)
     #[arg(long)]
     pub force: bool,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct ContractArgs {
-    /// The TOML description (a JSON contract is normalized as well)
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// The TOML description (a JSON contract is normalized as well); without it, the columns
+    /// an option below names and their schema_hash are printed
+    #[arg(value_name = "FILE", required_unless_present_any = ["odcs", "dbt_manifest", "from_table", "from_parquet"])]
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub columns: ColumnsFromArgs,
     /// Write the wire document to PATH instead of standard output
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// Replace an existing output file (atomically)
     #[arg(long)]
     pub force: bool,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Where a contract's columns are read from (docs/contract-toml.md, "Columns from where they
+/// are defined"); at most one.
+#[derive(Debug, Args)]
+pub struct ColumnsFromArgs {
+    /// An ODCS v3 document (YAML, or JSON for a name ending .json): the properties of the
+    /// schema object --schema names
+    #[arg(long, value_name = "FILE", requires = "schema", group = "source")]
+    pub odcs: Option<PathBuf>,
+    /// The ODCS schema object (its name or physicalName)
+    #[arg(long, value_name = "NAME", requires = "odcs")]
+    pub schema: Option<String>,
+    /// A dbt project's target/manifest.json: the columns and data_type of the model --model
+    /// names
+    #[arg(long, value_name = "FILE", requires = "model", group = "source")]
+    pub dbt_manifest: Option<PathBuf>,
+    /// The dbt model (its name, or its unique id model.PACKAGE.NAME)
+    #[arg(long, value_name = "NAME", requires = "dbt_manifest")]
+    pub model: Option<String>,
+    /// A live table: a database as --store names one (SQLite, DuckDB, Postgres) and the table,
+    /// read through its catalog
+    #[arg(long, num_args = 2, value_names = ["STORE", "TABLE"], group = "source")]
+    pub from_table: Option<Vec<String>>,
+    /// A Parquet file's schema (a build with the parquet feature)
+    #[arg(long, value_name = "FILE", group = "source")]
+    pub from_parquet: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SlaArgs {
+    /// The receiver's store (read, never changed)
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The ODCS v3 document whose slaProperties to check, for each schema object (its
+    /// physicalName, else its name, is the store's table)
+    #[arg(long, value_name = "FILE")]
+    pub odcs: PathBuf,
+    /// The reader's time, with a UTC offset [default: now]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
+    pub at: Option<String>,
+    /// Print one JSON object on standard output (and an error as one JSON object on standard
+    /// error)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -634,6 +752,10 @@ pub struct IdentityArgs {
     /// A wire document of any kind; `-` reads standard input
     #[arg(value_name = "DOC")]
     pub doc: PathBuf,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -641,6 +763,10 @@ pub struct CanonicalArgs {
     /// A JSON document; `-` reads standard input
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -648,6 +774,10 @@ pub struct CompletionsArgs {
     /// The shell
     #[arg(value_name = "SHELL")]
     pub shell: clap_complete::Shell,
+    /// An error as one JSON object on standard error (code, kind, message, field, value); the
+    /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A count of rows (`--rows`, `--tombstones`): a nonnegative integer. A negative one is named

@@ -14,19 +14,26 @@
 use dogana::{quoted, Contract, SHOWN};
 use dogana_rows::{ColumnType, ColumnTypes};
 
+use dogana_codes as codes;
+
 use crate::refusal::{refuse, Result};
 
 /// One `--column-type NAME=TYPE`, its type checked.
 pub fn parse_option(pair: &str) -> Result<(String, ColumnType)> {
     let Some((name, ty)) = pair.split_once('=') else {
         refuse!(
+            codes::OPTION_INVALID,
             "--column-type {} is not NAME=TYPE; write it as in --column-type amount=decimal(12,2)",
             quoted(pair, SHOWN)
         )
     };
     match ty.parse::<ColumnType>() {
         Ok(t) => Ok((name.to_owned(), t)),
-        Err(e) => refuse!("--column-type {}: {e}", quoted(pair, SHOWN)),
+        Err(e) => refuse!(
+            codes::OPTION_INVALID,
+            "--column-type {}: {e}",
+            quoted(pair, SHOWN)
+        ),
     }
 }
 
@@ -38,6 +45,7 @@ pub fn parse_options(pairs: &[String]) -> Result<ColumnTypes> {
         let (name, ty) = parse_option(pair)?;
         if let Err(e) = list.push(&name, ty) {
             refuse!(
+                codes::OPTION_INVALID,
                 "--column-type {}: {e}; give each column once",
                 quoted(pair, SHOWN)
             )
@@ -64,29 +72,30 @@ pub fn column_list(
         let t = match ty.parse::<ColumnType>() {
             Ok(t) => t,
             Err(e) => refuse!(
+                codes::CONTRACT_INVALID,
                 "the contract's columns: column {}: {e}",
                 quoted(name, SHOWN)
             ),
         };
         if let Err(e) = list.push(name, t) {
-            refuse!("the contract's columns: {e}")
+            refuse!(codes::CONTRACT_INVALID, "the contract's columns: {e}")
         }
     }
     for (name, t) in &parse_options(options)? {
         if let Some(ty) = bound(name) {
             refuse!(
+                codes::OPTION_INVALID,
                 "--column-type {name}={t}: the contract binds column {} to {ty}; drop the option",
                 quoted(name, SHOWN)
             )
         }
         if let Some(listed) = list.get(name) {
-            refuse!(
-                "--column-type {name}={t}: the contract's columns already type {} as {listed}; drop the option, or change the contract",
+            refuse!(codes::OPTION_INVALID, "--column-type {name}={t}: the contract's columns already type {} as {listed}; drop the option, or change the contract",
                 quoted(name, SHOWN)
             )
         }
         if let Err(e) = list.push(name, t) {
-            refuse!("--column-type {name}={t}: {e}")
+            refuse!(codes::OPTION_INVALID, "--column-type {name}={t}: {e}")
         }
     }
     Ok(list)

@@ -6,12 +6,23 @@ use std::path::Path;
 
 use dogana::{Contract, FromWire, Ledger, Manifest};
 
+use dogana_codes as codes;
+
 use crate::refusal::{refuse, Refusal, Result};
 use crate::toml_contract;
 
 /// How a path is shown in messages.
 pub fn shown(path: &Path) -> String {
     path.display().to_string()
+}
+
+/// The directory a file's relative references start from: its own (the working directory for
+/// standard input or a bare file name).
+pub fn base_dir(path: &Path) -> std::path::PathBuf {
+    match path.parent() {
+        Some(p) if !is_dash(path) && !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    }
 }
 
 /// Whether the path names standard input or output.
@@ -24,13 +35,17 @@ pub fn read(path: &Path, what: &str) -> Result<Vec<u8>> {
     if is_dash(path) {
         let mut bytes = Vec::new();
         if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
-            refuse!("cannot read the {what} from standard input: {e}");
+            refuse!(
+                codes::FILE_UNREADABLE,
+                "cannot read the {what} from standard input: {e}"
+            );
         }
         return Ok(bytes);
     }
     match std::fs::read(path) {
         Ok(bytes) => Ok(bytes),
         Err(e) => refuse!(
+            codes::FILE_UNREADABLE,
             "cannot read the {what} {}: {e}; check the path and its permissions",
             shown(path)
         ),
@@ -44,6 +59,7 @@ pub fn data_file(path: &Path) -> Result<()> {
     match std::fs::metadata(path) {
         Ok(_) => Ok(()),
         Err(e) => refuse!(
+            codes::FILE_UNREADABLE,
             "the data file {} cannot be read: {e}; name the delivered file, readable by this user",
             shown(path)
         ),
@@ -75,18 +91,26 @@ pub fn contract_and_columns(path: &Path) -> Result<(Contract, Vec<(String, Strin
     let bytes = read(path, "contract")?;
     if is_toml(path, &bytes) {
         let Ok(text) = std::str::from_utf8(&bytes) else {
-            refuse!("contract {} is not UTF-8 text", shown(path))
+            refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {} is not UTF-8 text",
+                shown(path)
+            )
         };
-        let parsed = toml_contract::parse(text, &shown(path))?;
+        let parsed = toml_contract::parse(text, &shown(path), &base_dir(path), None)?;
         return Ok((parsed.contract, parsed.hashed_columns.unwrap_or_default()));
     }
     match Contract::from_slice(&bytes) {
         Ok(c) => Ok((c, Vec::new())),
-        Err(e) => refuse!(
-            "contract {} is refused: {}; fix the document, or regenerate it with dogana contract",
-            shown(path),
-            e.0
-        ),
+        Err(e) => Err(Refusal::new(
+            codes::CONTRACT_INVALID,
+            format!(
+                "contract {} is refused: {}; fix the document, or regenerate it with dogana contract",
+                shown(path),
+                e.0
+            ),
+        )
+        .at(&e.0.field, &e.0.value)),
     }
 }
 
@@ -95,11 +119,15 @@ pub fn manifest(path: &Path) -> Result<Manifest> {
     let bytes = read(path, "manifest")?;
     match Manifest::from_slice(&bytes) {
         Ok(m) => Ok(m),
-        Err(e) => refuse!(
-            "manifest {} is refused: {}; write it again with dogana manifest",
-            shown(path),
-            e.0
-        ),
+        Err(e) => Err(Refusal::new(
+            codes::MANIFEST_INVALID,
+            format!(
+                "manifest {} is refused: {}; write it again with dogana manifest",
+                shown(path),
+                e.0
+            ),
+        )
+        .at(&e.0.field, &e.0.value)),
     }
 }
 
@@ -116,10 +144,13 @@ pub fn ledger(path: &Path) -> Result<(Ledger, Option<serde_json::Value>)> {
         return Ok((l, None));
     }
     let refused = |problem: &dyn std::fmt::Display| {
-        Refusal::new(format!(
-            "ledger {} is refused: {problem}; export it again from the receiver's store (load_ledger(contract).to_json())",
-            shown(path)
-        ))
+        Refusal::new(
+            codes::LEDGER_INVALID,
+            format!(
+                "ledger {} is refused: {problem}; export it again from the receiver's store (dogana ledger --store S TABLE)",
+                shown(path)
+            ),
+        )
     };
     let value = dogana_json::parse(&bytes).map_err(|e| refused(&e))?;
     match Ledger::from_value(&value) {
@@ -134,6 +165,7 @@ pub fn json(path: &Path, what: &str) -> Result<serde_json::Value> {
     match dogana_json::parse(&bytes) {
         Ok(v) => Ok(v),
         Err(e) => refuse!(
+            codes::DOCUMENT_INVALID,
             "{what} {} is not valid JSON: {e}; fix the document",
             shown(path)
         ),

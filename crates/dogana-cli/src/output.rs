@@ -3,8 +3,11 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use dogana_json::needs_escape;
+
 use crate::input::shown;
 use crate::refusal::{refuse, Refusal, Result};
+use dogana_codes as codes;
 
 /// Writes `bytes` to standard output. A closed pipe (`dogana claims ... | head`) is not an
 /// error: the reader has what it wanted.
@@ -13,7 +16,10 @@ pub fn stdout(bytes: &[u8]) -> Result<()> {
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => refuse!("cannot write to standard output: {e}"),
+        Err(e) => refuse!(
+            codes::OUTPUT_UNWRITABLE,
+            "cannot write to standard output: {e}"
+        ),
     }
 }
 
@@ -22,6 +28,7 @@ pub fn stdout(bytes: &[u8]) -> Result<()> {
 pub fn check_free(path: &Path, force: bool, what: &str) -> Result<()> {
     if !force && std::fs::symlink_metadata(path).is_ok() {
         refuse!(
+            codes::OUTPUT_EXISTS,
             "{} exists; pass --force to replace the {what}, or -o to write elsewhere",
             shown(path)
         )
@@ -40,11 +47,19 @@ fn directory_of(path: &Path) -> PathBuf {
 /// then renamed over the target, so a reader sees the old file or the new one, never a part
 /// (CLI-12). Without `force`, an existing file is refused, also when it appears meanwhile.
 pub fn file(path: &Path, bytes: &[u8], force: bool, what: &str) -> Result<()> {
-    let cannot = |e: &dyn std::fmt::Display| {
-        Refusal::new(format!(
-            "cannot write the {what} {}: {e}; check the directory exists and is writable",
-            shown(path)
-        ))
+    let cannot = |e: &io::Error| {
+        // a full disk is transient: the same call succeeds once there is room
+        let code = match e.kind() {
+            io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => codes::DISK_FULL,
+            _ => codes::OUTPUT_UNWRITABLE,
+        };
+        Refusal::new(
+            code,
+            format!(
+                "cannot write the {what} {}: {e}; check the directory exists and is writable",
+                shown(path)
+            ),
+        )
     };
     let dir = directory_of(path);
     let mut tmp = tempfile::Builder::new()
@@ -91,40 +106,65 @@ fn set_permissions(_tmp: &std::fs::File, _target: &Path) -> io::Result<()> {
 }
 
 /// Text a sender wrote (a table or shape name from a manifest, a ledger or a receipt, a check's
-/// detail), made safe to print on a terminal: shown, never executed. Control characters
-/// (C0, DEL and C1, so every escape sequence's introducer: ESC, CSI), line breaks and the
-/// Unicode controls that reorder or hide text (bidirectional overrides and isolates, the
-/// line and paragraph separators) are written as Rust escapes (`\n`, `\t`, `\r`,
-/// `\u{1b}`); everything else is kept as it is, so text without such characters prints
-/// unchanged.
-///
-/// The receiver's commands print the same way: `receiver.rs` should pass every sender string
-/// it prints (receipt checks' details, table names, sources) through this function.
+/// detail), made safe to print on a terminal: `dogana_json::shown`, the one place that
+/// decides which characters are escaped and how.
 pub fn sender_text(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(needs_escape) {
+    dogana_json::shown(text)
+}
+
+/// JSON for a terminal: every character [`sender_text`] would escape (controls, line and
+/// paragraph separators, bidirectional controls), but the line breaks between documents,
+/// written as a JSON `\uXXXX` escape. Such a character can only stand inside a JSON string
+/// (the structure is ASCII), so the document means the same, identities included; only
+/// `dogana canonical` prints RFC 8785's exact bytes.
+pub fn json_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && needs_escape(c)) {
         return std::borrow::Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len() + 8);
+    let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
-            c => out.push(c),
+        if c != '\n' && needs_escape(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
         }
     }
     std::borrow::Cow::Owned(out)
 }
 
-/// Whether a character must not reach a terminal as itself.
-fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
-                | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        )
+/// Writes JSON documents to standard output, as [`json_text`] makes them safe.
+pub fn json(text: &str) -> Result<()> {
+    stdout(json_text(text).as_bytes())
+}
+
+/// Output for a terminal built line by line: each line is passed through [`sender_text`] as
+/// a whole when it is pushed, so a sender's text inside it (a source, a table, shape or
+/// column name, a value quoted in a check's detail) can hold a line break and still end up on
+/// that one line, escaped: no line of the output can be forged.
+#[derive(Debug, Default)]
+pub struct Lines(String);
+
+impl Lines {
+    /// No lines yet.
+    pub fn new() -> Lines {
+        Lines::default()
+    }
+
+    /// Appends one line (a line break inside `text` is escaped, not kept).
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        self.0.push_str(&sender_text(text.as_ref()));
+        self.0.push('\n');
+    }
+
+    /// The lines, each ended by a line break.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    /// Writes the lines to standard output.
+    pub fn print(&self) -> Result<()> {
+        stdout(self.0.as_bytes())
+    }
 }
 
 /// Lines for a terminal: each line of `text` through [`sender_text`], the line breaks kept.

@@ -6,10 +6,14 @@
 //! silently falls back to a default.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use dogana::{column_hash, Contract, Deletions, Duration, LogicalType, Shape, Timestamp};
 use toml::{Table, Value};
 
+use dogana_codes as codes;
+
+use crate::columns_from::Source;
 use crate::refusal::{refuse, Result};
 use crate::typed;
 
@@ -21,6 +25,7 @@ const TOP_KEYS: &[&str] = &[
     "deleted_column",
     "types",
     "columns",
+    "columns_from",
     "schema_hash",
     "start_at",
     "shapes",
@@ -41,10 +46,15 @@ pub struct Parsed {
     pub contract: Contract,
     /// The `[name, type]` pairs of `columns`, as hashed (the deleted column left out).
     pub hashed_columns: Option<Vec<(String, String)>>,
+    /// Where the columns were read from, when not listed by hand (`columns_from`, or the
+    /// command line's source).
+    pub columns_source: Option<Source>,
 }
 
-/// Reads a TOML contract description; `name` names the document in messages.
-pub fn parse(text: &str, name: &str) -> Result<Parsed> {
+/// Reads a TOML contract description; `name` names the document in messages, `base` is the
+/// directory its relative `columns_from` paths start from, and `external` a source of the
+/// columns the command line names (then the description lists none itself).
+pub fn parse(text: &str, name: &str, base: &Path, external: Option<&Source>) -> Result<Parsed> {
     let table: Table = match text.parse() {
         Ok(t) => t,
         Err(e) => {
@@ -56,16 +66,24 @@ pub fn parse(text: &str, name: &str) -> Result<Parsed> {
                 format!(" at line {line}, column {column}")
             });
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {name} is not valid TOML{at}: {}; fix the syntax",
                 e.message().trim()
             )
         }
     };
-    Reader { name }.contract(&table)
+    Reader {
+        name,
+        base,
+        external,
+    }
+    .contract(&table)
 }
 
 struct Reader<'a> {
     name: &'a str,
+    base: &'a Path,
+    external: Option<&'a Source>,
 }
 
 impl Reader<'_> {
@@ -77,6 +95,7 @@ impl Reader<'_> {
             .collect();
         if !unknown.is_empty() {
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: unknown key{} {}; the keys here are {}",
                 self.name,
                 if unknown.len() > 1 { "s" } else { "" },
@@ -91,6 +110,7 @@ impl Reader<'_> {
         match value {
             Value::String(s) => Ok(s),
             other => refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {key} is a {}, not a string; quote it",
                 self.name,
                 other.type_str()
@@ -105,6 +125,7 @@ impl Reader<'_> {
     fn strings(&self, value: &Value, key: &str) -> Result<Vec<String>> {
         let Value::Array(items) = value else {
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {key} is a list of column names, such as {key} = [\"id\"]",
                 self.name
             )
@@ -125,8 +146,7 @@ impl Reader<'_> {
         };
         match parsed {
             Ok(d) => Ok(d),
-            Err(e) => refuse!(
-                "contract {}: {key}: {e}; write a number of seconds or a string such as \"3d\", \"12h\", \"90s\"",
+            Err(e) => refuse!(codes::CONTRACT_INVALID, "contract {}: {key}: {e}; write a number of seconds or a string such as \"3d\", \"12h\", \"90s\"",
                 self.name
             ),
         }
@@ -136,8 +156,7 @@ impl Reader<'_> {
         let text = match value {
             Value::Datetime(d) => {
                 if d.offset.is_none() || d.time.is_none() {
-                    refuse!(
-                        "contract {}: {key} = {d} has no UTC offset, so it names no instant (TRUST-09); write it with Z or ±HH:MM",
+                    refuse!(codes::CONTRACT_INVALID, "contract {}: {key} = {d} has no UTC offset, so it names no instant (TRUST-09); write it with Z or ±HH:MM",
                         self.name
                     )
                 }
@@ -145,6 +164,7 @@ impl Reader<'_> {
             }
             Value::String(s) => s.clone(),
             other => refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {key} is a {}, not a datetime; write it like 2026-01-01T00:00:00Z",
                 self.name,
                 other.type_str()
@@ -152,15 +172,18 @@ impl Reader<'_> {
         };
         match text.parse::<Timestamp>() {
             Ok(t) => Ok(t),
-            Err(e) => refuse!("contract {}: {key}: {e}", self.name),
+            Err(e) => refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {}: {key}: {e}",
+                self.name
+            ),
         }
     }
 
     fn logical_type(&self, name: &str, key: &str) -> Result<LogicalType> {
         match LogicalType::from_name(name) {
             Some(t) => Ok(t),
-            None => refuse!(
-                "contract {}: {key} = {name:?} is not a type; the types are int, float, str, bool, date, datetime",
+            None => refuse!(codes::CONTRACT_INVALID, "contract {}: {key} = {name:?} is not a type; the types are int, float, str, bool, date, datetime",
                 self.name
             ),
         }
@@ -170,8 +193,7 @@ impl Reader<'_> {
     /// and `type`.
     fn columns(&self, value: &Value) -> Result<Vec<(String, String)>> {
         let Value::Array(items) = value else {
-            refuse!(
-                "contract {}: columns is an ordered list, such as columns = [[\"id\", \"int\"], [\"amount\", \"decimal(12,2)\"]]",
+            refuse!(codes::CONTRACT_INVALID, "contract {}: columns is an ordered list, such as columns = [[\"id\", \"int\"], [\"amount\", \"decimal(12,2)\"]]",
                 self.name
             )
         };
@@ -190,19 +212,29 @@ impl Reader<'_> {
                             self.string(n, &format!("{key}.name"))?,
                             self.string(ty, &format!("{key}.type"))?,
                         ),
-                        _ => refuse!("contract {}: {key} needs both name and type", self.name),
+                        _ => refuse!(
+                            codes::CONTRACT_INVALID,
+                            "contract {}: {key} needs both name and type",
+                            self.name
+                        ),
                     }
                 }
                 _ => refuse!(
+                    codes::CONTRACT_INVALID,
                     "contract {}: {key} is a [name, type] pair, such as [\"id\", \"int\"]",
                     self.name
                 ),
             };
             if let Err(e) = ty.parse::<dogana_rows::ColumnType>() {
-                refuse!("contract {}: {key}: column {name:?}: {e}", self.name)
+                refuse!(
+                    codes::CONTRACT_INVALID,
+                    "contract {}: {key}: column {name:?}: {e}",
+                    self.name
+                )
             }
             if pairs.iter().any(|(n, _): &(String, String)| n == name) {
                 refuse!(
+                    codes::CONTRACT_INVALID,
                     "contract {}: {key}: column {name:?} is listed twice",
                     self.name
                 )
@@ -212,10 +244,52 @@ impl Reader<'_> {
         Ok(pairs)
     }
 
-    fn shape(&self, name: &str, value: &Value) -> Result<Shape> {
+    /// `columns_from`: one of the four forms, its paths relative to the contract's directory.
+    fn columns_from(&self, value: &Value) -> Result<Source> {
+        const FORMS: &str = "columns_from = { odcs = \"FILE\", schema = \"NAME\" }, { dbt_manifest = \"FILE\", model = \"NAME\" }, { store = \"SPEC\", table = \"NAME\" } or { parquet = \"FILE\" }";
         let Value::Table(t) = value else {
             refuse!(
-                "contract {}: shapes.{name} is a table, such as [shapes.{name}] with kind = \"full\"",
+                codes::CONTRACT_INVALID,
+                "contract {}: columns_from is a table: {FORMS}",
+                self.name
+            )
+        };
+        let mut keys: Vec<&str> = t.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let get = |k: &str| self.string(&t[k], &format!("columns_from.{k}"));
+        let source = match keys.as_slice() {
+            ["odcs", "schema"] => Source::Odcs {
+                file: get("odcs")?.into(),
+                schema: get("schema")?.to_owned(),
+            },
+            ["dbt_manifest", "model"] => Source::Dbt {
+                file: get("dbt_manifest")?.into(),
+                model: get("model")?.to_owned(),
+            },
+            ["store", "table"] => Source::Table {
+                store: get("store")?.to_owned(),
+                table: get("table")?.to_owned(),
+            },
+            ["parquet"] => Source::Parquet {
+                file: get("parquet")?.into(),
+            },
+            _ => refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {}: columns_from has the keys {}; it is one of {FORMS}",
+                self.name,
+                if keys.is_empty() {
+                    "none".to_owned()
+                } else {
+                    keys.join(", ")
+                }
+            ),
+        };
+        Ok(source.relative_to(self.base))
+    }
+
+    fn shape(&self, name: &str, value: &Value) -> Result<Shape> {
+        let Value::Table(t) = value else {
+            refuse!(codes::CONTRACT_INVALID, "contract {}: shapes.{name} is a table, such as [shapes.{name}] with kind = \"full\"",
                 self.name
             )
         };
@@ -223,6 +297,7 @@ impl Reader<'_> {
         self.unknown_keys(t, SHAPE_KEYS, &key(""))?;
         let Some(kind) = self.optional_string(t, "kind")? else {
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {} is missing; it is one of {}",
                 self.name,
                 key("kind"),
@@ -234,15 +309,13 @@ impl Reader<'_> {
             None if complete => Deletions::Absence,
             None => Deletions::None,
             Some("absence") if complete => Deletions::Absence,
-            Some(d) if complete => refuse!(
-                "contract {}: {} = {d:?}, but a {kind} read is complete and reports deletions by absence; drop deletions (CONTRACT-29)",
+            Some(d) if complete => refuse!(codes::CONTRACT_INVALID, "contract {}: {} = {d:?}, but a {kind} read is complete and reports deletions by absence; drop deletions (CONTRACT-29)",
                 self.name,
                 key("deletions")
             ),
             Some("none") => Deletions::None,
             Some("tombstone") => Deletions::Tombstone,
-            Some(d) => refuse!(
-                "contract {}: {} = {d:?}; a read of changes reports deletions as \"none\" or \"tombstone\"",
+            Some(d) => refuse!(codes::CONTRACT_INVALID, "contract {}: {} = {d:?}; a read of changes reports deletions as \"none\" or \"tombstone\"",
                 self.name,
                 key("deletions")
             ),
@@ -255,6 +328,7 @@ impl Reader<'_> {
             "generations" => Shape::generations(deletions),
             "sequence" => Shape::sequence(deletions),
             other => refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: {} = {other:?} is not a kind of shape; it is one of {}",
                 self.name,
                 key("kind"),
@@ -266,6 +340,7 @@ impl Reader<'_> {
                 Value::Integer(i) => shape.cost(*i as f64),
                 Value::Float(f) => shape.cost(*f),
                 other => refuse!(
+                    codes::CONTRACT_INVALID,
                     "contract {}: {} is a {}, not a number",
                     self.name,
                     key("cost"),
@@ -286,13 +361,13 @@ impl Reader<'_> {
         self.unknown_keys(top, TOP_KEYS, "")?;
         let Some(table) = self.optional_string(top, "table")? else {
             refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {}: table is missing; name the table, as in table = \"orders\"",
                 self.name
             )
         };
         let Some(key) = top.get("key") else {
-            refuse!(
-                "contract {}: key is missing; list the key columns, as in key = [\"id\"], or key = [] for a keyless table",
+            refuse!(codes::CONTRACT_INVALID, "contract {}: key is missing; list the key columns, as in key = [\"id\"], or key = [] for a keyless table",
                 self.name
             )
         };
@@ -304,8 +379,7 @@ impl Reader<'_> {
         let mut types: BTreeMap<String, LogicalType> = BTreeMap::new();
         if let Some(value) = top.get("types") {
             let Value::Table(t) = value else {
-                refuse!(
-                    "contract {}: types is a table of column = \"type\", as in [types] id = \"int\"",
+                refuse!(codes::CONTRACT_INVALID, "contract {}: types is a table of column = \"type\", as in [types] id = \"int\"",
                     self.name
                 )
             };
@@ -320,8 +394,28 @@ impl Reader<'_> {
         // columns that [types] leaves out.
         let mut hashed_columns = None;
         let mut schema_hash = self.optional_string(top, "schema_hash")?.map(str::to_owned);
-        if let Some(value) = top.get("columns") {
-            let pairs = self.columns(value)?;
+        let source = match (top.get("columns"), top.get("columns_from"), self.external) {
+            (Some(_), Some(_), _) => refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {}: columns and columns_from both give the columns; keep one",
+                self.name
+            ),
+            (Some(_), None, Some(_)) | (None, Some(_), Some(_)) => refuse!(
+                codes::CONTRACT_INVALID,
+                "contract {} lists its columns ({}), and the command line names another source; drop one",
+                self.name,
+                if top.contains_key("columns") { "columns" } else { "columns_from" }
+            ),
+            (None, Some(v), None) => Some(self.columns_from(v)?),
+            (None, None, Some(external)) => Some(external.clone()),
+            (_, None, None) => None,
+        };
+        let listed = match (&source, top.get("columns")) {
+            (Some(source), _) => Some(source.read()?.pairs()),
+            (None, Some(value)) => Some(self.columns(value)?),
+            (None, None) => None,
+        };
+        if let Some(pairs) = listed {
             let bound: Vec<&str> = key
                 .iter()
                 .map(String::as_str)
@@ -336,8 +430,7 @@ impl Reader<'_> {
                 let key = format!("columns type of {column:?}");
                 let ty = self.logical_type(ty, &key)?;
                 match types.get(column) {
-                    Some(t) if *t != ty => refuse!(
-                        "contract {}: column {column:?} is {ty} in columns but {t} in types; make them agree",
+                    Some(t) if *t != ty => refuse!(codes::CONTRACT_INVALID, "contract {}: column {column:?} is {ty} in columns but {t} in types; make them agree",
                         self.name
                     ),
                     _ => {
@@ -353,8 +446,7 @@ impl Reader<'_> {
                 .collect();
             let computed = column_hash(&hashed);
             match &schema_hash {
-                Some(declared) if *declared != computed => refuse!(
-                    "contract {}: schema_hash {declared} is not the hash of columns, {computed}; drop one of them or make them agree",
+                Some(declared) if *declared != computed => refuse!(codes::CONTRACT_INVALID, "contract {}: schema_hash {declared} is not the hash of columns, {computed}; drop one of them or make them agree",
                     self.name
                 ),
                 _ => schema_hash = Some(computed),
@@ -387,8 +479,7 @@ impl Reader<'_> {
                     builder = builder.shape(name.clone(), self.shape(name, value)?);
                 }
             }
-            Some(_) => refuse!(
-                "contract {}: shapes is a table of named shapes, as in [shapes.full] kind = \"full\"",
+            Some(_) => refuse!(codes::CONTRACT_INVALID, "contract {}: shapes is a table of named shapes, as in [shapes.full] kind = \"full\"",
                 self.name
             ),
             None => {}
@@ -397,8 +488,10 @@ impl Reader<'_> {
             Ok(contract) => Ok(Parsed {
                 contract,
                 hashed_columns,
+                columns_source: source,
             }),
             Err(e) => refuse!(
+                codes::CONTRACT_INVALID,
                 "contract {} is invalid: {}; fix the description",
                 self.name,
                 e.problem()
@@ -418,7 +511,7 @@ mod tests {
         let toml = |ty: &str| {
             format!("table = \"t\"\nkey = []\ncolumns = [[\"amount\", \"{ty}\"]]\n[shapes.full]\nkind = \"full\"\n")
         };
-        assert!(parse(&toml("decimal(12,2)"), "t").is_ok());
+        assert!(parse(&toml("decimal(12,2)"), "t", Path::new("."), None).is_ok());
         for bad in [
             "decimal(12, 2)",
             "decimal(,2)",
@@ -427,7 +520,9 @@ mod tests {
             "decimal(0,0)",
             "flaot",
         ] {
-            let e = parse(&toml(bad), "t").unwrap_err().to_string();
+            let e = parse(&toml(bad), "t", Path::new("."), None)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("is not a column type"), "{bad}: {e}");
         }
     }
@@ -437,6 +532,8 @@ mod tests {
         let p = parse(
             "table = \"events\"\nkey = []\n[shapes.full]\nkind = \"full\"\n",
             "t",
+            Path::new("."),
+            None,
         )
         .unwrap();
         assert!(p.contract.is_keyless());

@@ -6,7 +6,14 @@ use dogana::{
     Window,
 };
 
-use crate::refusal::{refuse, Result};
+use dogana_codes as codes;
+
+use crate::refusal::{refuse, Refusal, Result};
+
+/// A refusal of `option`'s value `text`, naming both.
+fn bad(option: &str, text: &str, message: String) -> Refusal {
+    Refusal::new(codes::OPTION_INVALID, message).at(option, text)
+}
 
 const MICROS_PER_SECOND: i128 = 1_000_000;
 const MICROS_PER_DAY: i128 = 86_400 * MICROS_PER_SECOND;
@@ -28,22 +35,34 @@ pub fn time(option: &str, text: &str) -> Result<Timestamp> {
         Err(_) if is_naive(text) => {
             // The example is the same time in UTC, spelled as the protocol reads it.
             let example = format!("{}T{}Z", &text[..10], &text[11..]);
-            refuse!(
-                "{option} {text:?} has no UTC offset, so it names no instant (CLI-10); \
-                 write it with Z or ±HH:MM, as in {example}"
-            )
+            Err(bad(
+                option,
+                text,
+                format!(
+                    "{option} {text:?} has no UTC offset, so it names no instant (CLI-10); \
+                     write it with Z or ±HH:MM, as in {example}"
+                ),
+            ))
         }
-        Err(e) => refuse!("{option}: {e}; write a time like 2026-10-26T06:00:00Z"),
+        Err(e) => Err(bad(
+            option,
+            text,
+            format!("{option}: {e}; write a time like 2026-10-26T06:00:00Z"),
+        )),
     }
 }
 
 /// A value of the given logical type, as a window bound.
 pub fn value(option: &str, text: &str, ty: LogicalType, column: &str) -> Result<Value> {
     let wrong = |what: &str, example: &str| -> Result<Value> {
-        refuse!(
-            "{option} {text:?} is not {what}, and the window column {column:?} is {ty}; \
-             write {example}"
-        )
+        Err(bad(
+            option,
+            text,
+            format!(
+                "{option} {text:?} is not {what}, and the window column {column:?} is {ty}; \
+                 write {example}"
+            ),
+        ))
     };
     const RFC3339: &str = "RFC 3339 with Z or ±HH:MM, as in 2026-10-26T06:00:00Z";
     match ty {
@@ -62,7 +81,10 @@ pub fn value(option: &str, text: &str, ty: LogicalType, column: &str) -> Result<
             Err(_) => wrong("a datetime", RFC3339),
         },
         LogicalType::Float | LogicalType::Bool => {
-            refuse!("the window column {column:?} is {ty}, which cannot bound a window")
+            refuse!(
+                codes::OPTION_INVALID,
+                "the window column {column:?} is {ty}, which cannot bound a window"
+            )
         }
     }
 }
@@ -71,12 +93,16 @@ pub fn value(option: &str, text: &str, ty: LogicalType, column: &str) -> Result<
 pub fn window(contract: &Contract, bounds: &[String], hint: &str) -> Result<Window> {
     let (Some(column), Some(ty)) = (contract.window_column(), contract.window_type()) else {
         refuse!(
+            codes::OPTION_INVALID,
             "table {:?} has no window column, so there is no window to declare; {hint}",
             contract.table()
         )
     };
     let [low, high] = bounds else {
-        refuse!("--window takes two values, LOW and HIGH")
+        refuse!(
+            codes::OPTION_INVALID,
+            "--window takes two values, LOW and HIGH"
+        )
     };
     Ok(Window::new(
         value("--window LOW", low, ty, column)?,
@@ -88,6 +114,7 @@ pub fn window(contract: &Contract, bounds: &[String], hint: &str) -> Result<Wind
 pub fn since(shape_name: &str, shape: &Shape, text: &str) -> Result<Since> {
     match shape.checkpoint() {
         Checkpoint::None => refuse!(
+            codes::OPTION_INVALID,
             "shape {shape_name:?} is a complete read, so it starts at no checkpoint; \
              drop --since, or name a shape of changes"
         ),
@@ -96,6 +123,7 @@ pub fn since(shape_name: &str, shape: &Shape, text: &str) -> Result<Since> {
         Checkpoint::Sequence => match text.parse::<i64>() {
             Ok(n) => Ok(Since::Position(Position::Sequence(n))),
             Err(_) => refuse!(
+                codes::OPTION_INVALID,
                 "--since {text:?} is not an integer, and shape {shape_name:?} reads a sequence; \
                  write the log position the read starts after, such as 41"
             ),
@@ -109,6 +137,7 @@ pub fn generation(contract: &Contract, text: &str) -> Result<Position> {
         match text.parse::<i64>() {
             Ok(n) => Ok(Position::Sequence(n)),
             Err(_) => refuse!(
+                codes::OPTION_INVALID,
                 "--generation {text:?} is not an integer, and table {:?} has sequence shapes, \
                  so its positions are integers (MAN-12); write the log position the read ends at",
                 contract.table()

@@ -268,7 +268,7 @@ fn a_second_writer_waits_then_refuses_naming_the_holder() {
     // this process holds DuckDB's lock on the file
     let holder = dogana_duckdb::Store::open(&store).unwrap();
     let started = std::time::Instant::now();
-    let line = refused(
+    let (code, line) = common::transient(
         &work,
         [
             "deliver",
@@ -282,6 +282,7 @@ fn a_second_writer_waits_then_refuses_naming_the_holder() {
         ],
     );
     let waited = started.elapsed();
+    assert_eq!(code, dogana_codes::STORE_LOCKED);
     assert!(line.contains("locked by another writer"), "{line}");
     assert!(
         line.contains(&format!("PID {}", std::process::id())),
@@ -448,4 +449,87 @@ fn a_table_dogana_did_not_create_is_refused_unless_adopted() {
     work.dogana(["verify", "--store", "app.db"])
         .assert()
         .success();
+}
+
+/// A table whose name differs from dogana's own only in letter case: the refusal says a store
+/// holds one table per case-folded name and which name to use, with or without --adopt.
+fn letter_case_refused(store: &str) {
+    // rule: RECV-07, GATE-25
+    let work = Work::new();
+    manifests(&work);
+    work.dogana([
+        "deliver",
+        "sun.csv",
+        "--store",
+        store,
+        "--contract",
+        "orders.toml",
+        "--at",
+        "2026-10-25T07:00:00Z",
+    ])
+    .assert()
+    .success();
+    work.write(
+        "Orders.toml",
+        &work
+            .read("orders.toml")
+            .replace("table = \"orders\"", "table = \"Orders\""),
+    );
+    work.dogana([
+        "manifest",
+        "sun.csv",
+        "--contract",
+        "Orders.toml",
+        "--shape",
+        "full",
+        "--produced-at",
+        "2026-10-26T06:00:00Z",
+        "--rows",
+        "3",
+        "-o",
+        "upper.json",
+    ])
+    .assert()
+    .success();
+    for adopt in [false, true] {
+        let mut args = vec![
+            "deliver",
+            "sun.csv",
+            "--manifest",
+            "upper.json",
+            "--store",
+            store,
+            "--contract",
+            "Orders.toml",
+            "--at",
+            "2026-10-26T07:00:00Z",
+        ];
+        if adopt {
+            args.push("--adopt");
+        }
+        let (code, line) = common::refused_code(&work, &args);
+        assert_eq!(code, dogana_codes::TABLE_NAME_UNUSABLE, "{line}");
+        assert!(line.contains("one table per case-folded name"), "{line}");
+        assert!(line.contains("deliver under the name \"orders\""), "{line}");
+    }
+    let out = work
+        .dogana(["receipts", "--store", store, "orders"])
+        .assert()
+        .success();
+    assert_eq!(
+        common::text(&out.get_output().stdout).lines().count(),
+        1,
+        "nothing stored"
+    );
+}
+
+#[test]
+fn sqlite_refuses_a_table_differing_only_in_letter_case_saying_what_to_do() {
+    letter_case_refused("orders.db");
+}
+
+#[cfg(feature = "duckdb")]
+#[test]
+fn duckdb_refuses_a_table_differing_only_in_letter_case_saying_what_to_do() {
+    letter_case_refused("orders.duckdb");
 }

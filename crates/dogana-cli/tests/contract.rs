@@ -215,7 +215,7 @@ fn unknown_keys_are_refused_by_name() {
         &work,
         &docs_example().replace("window_column", "windw_column"),
     );
-    insta::assert_snapshot!(err, @"error: contract r.toml: unknown key windw_column; the keys here are table, key, window_column, cursor_column, deleted_column, types, columns, schema_hash, start_at, shapes");
+    insta::assert_snapshot!(err, @"error: contract r.toml: unknown key windw_column; the keys here are table, key, window_column, cursor_column, deleted_column, types, columns, columns_from, schema_hash, start_at, shapes");
     let err = refused_toml(
         &work,
         &docs_example().replace("size = \"3d\"", "window_size = \"3d\""),

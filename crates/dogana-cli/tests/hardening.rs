@@ -229,3 +229,124 @@ fn a_source_with_escape_sequences_cannot_forge_a_line_of_deliver_output() {
         .clone();
     assert!(!text(&out.stdout).contains('\u{1b}'));
 }
+
+/// A delivery killed while it holds its lease file (`<db>-dogana-<token>.lock`) leaves the
+/// file; the next writer removes it once no process holds it (its holder is dead), and
+/// leaves a live holder's alone (issue 37).
+#[test]
+fn lock_files_a_killed_delivery_left_are_removed_by_the_next_writer() {
+    // rule: RECV-09, RECV-13
+    let work = Work::new();
+    let mut csv = String::from("id,order_date,updated_at,amount,deleted\n");
+    for i in 1..=300_000 {
+        csv.push_str(&format!(
+            "{i},2026-10-20,2026-10-20T10:00:00Z,{i}.00,false\n"
+        ));
+    }
+    work.write("big.csv", &csv);
+    work.write("sun.csv", SUNDAY);
+    for (file, rows, at) in [
+        ("big.csv", "300000", "2026-10-25T06:00:00Z"),
+        ("sun.csv", "1", "2026-10-26T06:00:00Z"),
+    ] {
+        work.dogana([
+            "manifest",
+            file,
+            "--contract",
+            "orders.toml",
+            "--shape",
+            "full",
+            "--produced-at",
+            at,
+            "--rows",
+            rows,
+        ])
+        .assert()
+        .success();
+    }
+    let locks = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(work.dir())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_string_lossy();
+                n.starts_with("orders.db-dogana-") && n.ends_with(".lock")
+            })
+            .collect()
+    };
+    // kill deliveries while they stage the whole table under their lease
+    let mut killed = 0;
+    for _ in 0..20 {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dogana"))
+            .current_dir(work.dir())
+            .args([
+                "deliver",
+                "big.csv",
+                "--store",
+                "orders.db",
+                "--contract",
+                "orders.toml",
+                "--at",
+                "2026-10-25T07:00:00Z",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let before = locks().len();
+        let started = std::time::Instant::now();
+        while locks().len() == before && started.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        if locks().len() > before {
+            killed += 1;
+        }
+        if killed == 3 {
+            break;
+        }
+    }
+    assert!(
+        killed >= 1,
+        "no delivery was killed while holding its lease"
+    );
+    let dead = locks();
+    assert!(!dead.is_empty());
+    // a live holder's file, as old as the dead ones
+    let live_path = work.path("orders.db-dogana-999999x1x1.lock");
+    let live = std::fs::File::create(&live_path).unwrap();
+    live.lock().unwrap();
+    // time passes: every file older than a handle's creation-to-lock instant
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(120);
+    for p in dead.iter().chain([&live_path]) {
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    work.dogana([
+        "deliver",
+        "sun.csv",
+        "--store",
+        "orders.db",
+        "--contract",
+        "orders.toml",
+        "--at",
+        "2026-10-26T07:00:00Z",
+    ])
+    .assert()
+    .success();
+    assert_eq!(
+        locks(),
+        vec![live_path.clone()],
+        "the dead holders' files are gone"
+    );
+    drop(live);
+    // the store is whole: verify passes
+    work.dogana(["verify", "--store", "orders.db"])
+        .assert()
+        .success();
+}

@@ -673,3 +673,51 @@ fn a_manifest_the_gate_admits() {
         receipt.failures().collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn a_changes_read_starting_after_its_produced_at_is_refused_by_manifest_and_check() {
+    // rule: TRANS-08 (refused whatever the ledger, so refused before any receiver sees it)
+    let work = Work::new();
+    work.write("c.csv", "id,order_date,updated_at,deleted\n");
+    let (code, err) = common::refused_code(
+        &work,
+        [
+            "manifest",
+            "c.csv",
+            "--contract",
+            "orders.toml",
+            "--shape",
+            "changes",
+            "--produced-at",
+            "2026-10-27T06:00:00Z",
+            "--since",
+            "2026-10-28T06:00:00Z",
+            "--rows",
+            "0",
+        ],
+    );
+    assert_eq!(code, dogana_codes::MANIFEST_INVALID);
+    assert!(err.contains("(TRANS-08)"), "{err}");
+    assert!(err.contains("since = 2026-10-28T06:00:00+00:00"), "{err}");
+    assert!(!work.exists("c.csv.json"), "nothing written");
+    // a manifest written by hand with the same declarations: check refuses it too
+    let contract = dogana::Contract::from_slice(
+        &work
+            .dogana(["contract", "orders.toml"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let m = contract
+        .manifest("changes", "2026-10-27T06:00:00Z".parse().unwrap())
+        .since(dogana::Since::Time("2026-10-28T06:00:00Z".parse().unwrap()))
+        .rows(0)
+        .build()
+        .unwrap();
+    use dogana::Wire;
+    work.write("c.csv.json", &m.to_json());
+    let (code, err) = common::refused_code(&work, ["check", "c.csv", "--contract", "orders.toml"]);
+    assert_eq!(code, dogana_codes::MANIFEST_INVALID);
+    assert!(err.contains("(TRANS-08)"), "{err}");
+}

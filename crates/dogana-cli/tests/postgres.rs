@@ -470,9 +470,19 @@ fn connection_errors_are_one_line_naming_what_to_fix_and_change_nothing() {
         .local_addr()
         .unwrap()
         .port();
-    let line = deliver(&format!(
-        "postgres://{user}:{password}@127.0.0.1:{port}/{db}"
-    ));
+    // (transient: exit 3, retrying once the server is up can succeed)
+    let (code, line) = common::transient(
+        &work,
+        [
+            "deliver",
+            "sun.csv",
+            "--store",
+            &format!("postgres://{user}:{password}@127.0.0.1:{port}/{db}"),
+            "--contract",
+            "orders.toml",
+        ],
+    );
+    assert_eq!(code, dogana_codes::CONNECTION_LOST);
     assert!(
         line.contains("cannot reach the Postgres server at 127.0.0.1"),
         "{line}"
@@ -535,4 +545,210 @@ fn a_reader_refuses_a_schema_without_dogana_tables_and_changes_nothing() {
         assert!(line.contains("has no dogana tables"), "{args:?}: {line}");
     }
     assert_eq!(tables_in(&schema), 1, "a reader created nothing");
+}
+
+/// Readers never need write access (issue 37): a role that may only connect, use the schema
+/// and select from it answers every reader command, and the schema is unchanged.
+#[test]
+fn readers_work_with_a_role_that_may_only_select() {
+    // rule: RECV-11, RECV-12
+    let work = Work::new();
+    manifests(&work);
+    let (schema, store) = schema("readonly_role");
+    work.dogana([
+        "deliver",
+        "sun.csv",
+        "--store",
+        &store,
+        "--contract",
+        "orders.toml",
+        "--at",
+        "2026-10-25T07:00:00Z",
+    ])
+    .assert()
+    .success();
+    let role = format!("dogana_reader_{}", std::process::id());
+    let (_, _, server) = parts(&url());
+    let db = server.split('/').nth(1).unwrap_or("postgres").to_owned();
+    admin()
+        .batch_execute(&format!(
+            "DROP ROLE IF EXISTS {role};
+             CREATE ROLE {role} LOGIN PASSWORD 'reader';
+             GRANT CONNECT ON DATABASE \"{db}\" TO {role};
+             GRANT USAGE ON SCHEMA {schema} TO {role};
+             GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role};"
+        ))
+        .expect("a reader role");
+    let reader = format!("postgres://{role}:reader@{server}?schema={schema}");
+    let count = || tables_in(&schema);
+    let before = count();
+    let snapshot = || -> Vec<String> {
+        admin()
+            .query(
+                &format!(
+                    "SELECT seq::text || ':' || outcome FROM {schema}.dogana_receipts ORDER BY seq"
+                ),
+                &[],
+            )
+            .map(|rows| rows.iter().map(|r| r.get(0)).collect())
+            .unwrap_or_default()
+    };
+    let receipts = snapshot();
+    for args in [
+        &[
+            "claims",
+            "--store",
+            &reader,
+            "orders",
+            "--at",
+            "2026-10-26T00:00:00Z",
+        ][..],
+        &["receipts", "--store", &reader, "orders"][..],
+        &["verify", "--store", &reader][..],
+        &["ledger", "--store", &reader, "orders"][..],
+        &[
+            "plan",
+            "--store",
+            &reader,
+            "orders",
+            "--at",
+            "2026-10-26T00:00:00Z",
+        ][..],
+        &[
+            "next",
+            "--store",
+            &reader,
+            "orders",
+            "--shape",
+            "changes",
+            "--until",
+            "2026-10-26T00:00:00Z",
+        ][..],
+        &[
+            "show",
+            "--store",
+            &reader,
+            "orders",
+            "--at",
+            "2026-10-26T00:00:00Z",
+            "-o",
+            "page.html",
+        ][..],
+    ] {
+        let out = work.dogana(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "dogana {}: {}",
+            args[0],
+            text(&out.stderr)
+        );
+    }
+    assert_eq!(count(), before, "no table added");
+    assert_eq!(snapshot(), receipts, "receipts unchanged");
+    admin()
+        .batch_execute(&format!(
+            "REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {role};
+             REVOKE ALL ON SCHEMA {schema} FROM {role};
+             REVOKE ALL ON DATABASE \"{db}\" FROM {role};
+             DROP ROLE {role};"
+        ))
+        .expect("the role dropped");
+}
+
+/// The orders columns' hash as Python's json.dumps and hashlib compute it (CONTRACT-16), as
+/// `tests/columns_from.rs` has it from an ODCS document, a dbt manifest and Parquet.
+const ORDERS_HASH: &str = "eb708413c74df7e2a6fa44c9ca9aaffcfe17dcb9c4052965ff1264a2602174e7";
+
+#[test]
+fn a_live_postgres_table_hashes_as_its_odcs_document() {
+    // rule: CONTRACT-16, CONTRACT-19
+    let work = Work::new();
+    let (schema, store) = schema("columns");
+    admin()
+        .batch_execute(&format!(
+            "CREATE TABLE {schema}.orders (id BIGINT NOT NULL, order_date DATE,
+             updated_at TIMESTAMP(3) WITH TIME ZONE, amount NUMERIC(12, 2),
+             customer CHARACTER VARYING(40), dropped INT);
+             ALTER TABLE {schema}.orders DROP COLUMN dropped;
+             CREATE TABLE {schema}.odd (id UUID)"
+        ))
+        .unwrap();
+    let odcs = format!(
+        "{}/../dogana-columns/tests/data/orders.odcs.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let hash = |args: &[&str]| {
+        let out = work
+            .dogana(["contract"].iter().chain(args))
+            .assert()
+            .success();
+        let stdout = text(&out.get_output().stdout);
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("schema_hash "))
+            .unwrap_or_else(|| panic!("{stdout}"))
+            .to_owned()
+    };
+    assert_eq!(hash(&["--from-table", &store, "orders"]), ORDERS_HASH);
+    assert_eq!(hash(&["--odcs", &odcs, "--schema", "orders"]), ORDERS_HASH);
+    // a TOML contract naming the live table
+    work.write(
+        "c.toml",
+        &format!("table = \"orders\"\nkey = [\"id\"]\ncolumns_from = {{ store = \"{store}\", table = \"orders\" }}\n\n[types]\nid = \"int\"\n\n[shapes.full]\nkind = \"full\"\n"),
+    );
+    let out = work
+        .dogana(["contract", "c.toml", "-o", "c.json"])
+        .assert()
+        .success();
+    assert!(text(&out.get_output().stdout).contains(ORDERS_HASH));
+    // refusals name what to fix, and the password never shows
+    let (code, line) = common::refused_code(&work, ["contract", "--from-table", &store, "nope"]);
+    assert_eq!(code, dogana_codes::TABLE_NOT_FOUND, "{line}");
+    assert!(line.contains("has no table \"nope\""), "{line}");
+    let (code, line) = common::refused_code(&work, ["contract", "--from-table", &store, "odd"]);
+    assert_eq!(code, dogana_codes::COLUMN_TYPE_UNMAPPED, "{line}");
+    assert!(
+        line.contains("column \"id\" of type \"uuid\": it has no dogana name"),
+        "{line}"
+    );
+    let (_, password, _) = parts(&url());
+    assert!(!line.contains(&password), "{line}");
+    assert_eq!(tables_in(&schema), 2, "a reader created nothing");
+
+    // a table dogana published reads back the columns its contract hashed
+    let (_, store) = self::schema("published");
+    std::fs::copy(&odcs, work.path("orders.odcs.yaml")).unwrap();
+    work.write(
+        "o.toml",
+        "table = \"orders\"\nkey = [\"id\"]\ncolumns_from = { odcs = \"orders.odcs.yaml\", schema = \"orders\" }\n\n[shapes.full]\nkind = \"full\"\n",
+    );
+    work.write(
+        "o.csv",
+        "id,order_date,updated_at,amount,customer\n1,2026-10-20,2026-10-20T10:00:00Z,10.00,acme\n",
+    );
+    work.dogana([
+        "manifest",
+        "o.csv",
+        "--contract",
+        "o.toml",
+        "--shape",
+        "full",
+        "--produced-at",
+        "2026-10-25T06:00:00Z",
+        "--rows",
+        "1",
+    ])
+    .assert()
+    .success();
+    work.dogana([
+        "deliver",
+        "o.csv",
+        "--store",
+        &store,
+        "--contract",
+        "o.toml",
+    ])
+    .assert()
+    .success();
+    assert_eq!(hash(&["--from-table", &store, "orders"]), ORDERS_HASH);
 }

@@ -254,7 +254,7 @@ fn a_manifest_that_lies_about_rows_is_rejected_and_kept() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.starts_with(
-            "error: tue.csv was rejected by 1 failed check: rows: the read holds 2 live rows"
+            "error[DGN-201]: tue.csv was rejected by 1 failed check: rows: the read holds 2 live rows"
         ),
         "{stderr}"
     );
@@ -301,7 +301,7 @@ fn changes_since_a_point_after_the_evidence_are_refused_before_any_row_is_read()
     assert!(!stdout.contains("  parse:"), "{stdout}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.starts_with("error: tue.csv was rejected by 1 failed check: transition: "),
+        stderr.starts_with("error[DGN-201]: tue.csv was rejected by 1 failed check: transition: "),
         "{stderr}"
     );
     let receipts = store(&work).receipts("orders").unwrap();
@@ -457,7 +457,8 @@ fn verify_compares_each_ledger_with_the_fold_of_its_receipts() {
     assert!(stdout.contains("(RECV-12)"), "{stdout}");
     let stderr = text(&out.get_output().stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.starts_with("error: the store orders.db does not match its receipts for orders"));
+    assert!(stderr
+        .starts_with("error[DGN-307]: the store orders.db does not match its receipts for orders"));
 }
 
 #[test]

@@ -1822,3 +1822,32 @@ impl Backend for DuckDb {
         Ok(())
     }
 }
+
+/// The columns of table or view `table` (schema `main`) in the DuckDB database at `path`, in
+/// order, each with its type as DuckDB spells it (`information_schema.columns`: `BIGINT`,
+/// `DECIMAL(12,2)`, `TIMESTAMP WITH TIME ZONE`…); None when the database holds no such table.
+/// The file is opened read-only (waiting for a writer's lock as a reader of the store does)
+/// and nothing in it changes; it need not be a dogana store.
+pub fn table_columns(
+    path: &Path,
+    table: &str,
+) -> Result<Option<Vec<(String, String)>>, StoreError> {
+    if !path.is_file() {
+        return Err(StoreError::NotAStore(format!(
+            "{} does not exist",
+            path.display()
+        )));
+    }
+    let conn = connect(path, false, &DuckDbOptions::default())?;
+    let mut stmt = conn
+        .prepare(
+            "SELECT column_name, data_type FROM information_schema.columns
+             WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position",
+        )
+        .duck()?;
+    let cols = stmt
+        .query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))
+        .and_then(|rows| rows.collect::<Result<Vec<(String, String)>, _>>())
+        .duck()?;
+    Ok(if cols.is_empty() { None } else { Some(cols) })
+}

@@ -122,7 +122,7 @@ mod columns;
 pub mod harness;
 mod stream;
 
-pub use backend::{duckdb_type, DuckDb, DuckDbOptions};
+pub use backend::{duckdb_type, table_columns, DuckDb, DuckDbOptions};
 
 /// The delivery engine over DuckDB: open it with `Store::open(path)`.
 ///

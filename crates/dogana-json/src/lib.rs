@@ -32,7 +32,7 @@ mod write;
 
 pub use error::{JsonError, JsonErrorKind};
 pub use parse::{parse, MAX_DEPTH};
-pub use quote::{quoted, quoted_bytes, Quoted, SHOWN};
+pub use quote::{needs_escape, quoted, quoted_bytes, shown, Quoted, SHOWN};
 pub use write::{
     canonical, jcs, jcs_checked, write_ecmascript_number, write_jcs_string,
     write_python_ascii_string,

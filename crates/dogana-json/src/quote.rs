@@ -103,6 +103,48 @@ impl fmt::Display for Quoted<'_> {
     }
 }
 
+/// Text someone else wrote (a table or shape name, a source, a check's detail), made safe to
+/// show on a terminal, in a log or on a page: shown, never acted on. Control characters (C0,
+/// DEL and C1, so every escape sequence's introducer), line breaks and the Unicode controls
+/// that reorder or hide text (bidirectional overrides and isolates, the line and paragraph
+/// separators) are written as Rust escapes (`\n`, `\t`, `\r`, `\u{1b}`); everything else is
+/// kept, so text without such characters is returned unchanged. Unlike [`quoted`], nothing
+/// is cut and no quotes are added.
+///
+/// ```
+/// use dogana_json::shown;
+/// assert_eq!(shown("orders"), "orders");
+/// assert_eq!(shown("a\nreplayed: forged\u{1b}[2J"), "a\\nreplayed: forged\\u{1b}[2J");
+/// assert_eq!(shown("abc\u{202e}fed"), "abc\\u{202e}fed");
+/// ```
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether a character must not reach a terminal, a log or a page as itself: a control
+/// character, a line or paragraph separator, or a bidirectional control ([`shown`]).
+pub fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+                | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

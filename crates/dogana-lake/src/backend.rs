@@ -601,6 +601,14 @@ impl Lake {
                 }
                 .into());
             }
+            // a root holding anything but no store-id is someone else's: refused before a
+            // byte is written (the probe included)
+            if lake.root.get(STORE_ID)?.is_none() && !lake.root.is_empty()? {
+                return Err(StoreError::NotAStore(format!(
+                    "{} holds objects but no {STORE_ID}, so it is not a dogana lake store, and a store is made only where nothing is: name an empty directory or prefix, or the store's own root",
+                    lake.root.url()
+                )));
+            }
             lake.probe()?;
             if lake.root.get(STORE_ID)?.is_none() {
                 let id = uuid::Uuid::new_v4().hyphenated().to_string();
@@ -840,6 +848,7 @@ impl Lake {
     /// Takes the write lease of `table`: one conditional write of its pointer assigning the
     /// holder and raising the fence (`store.lease.acquire`, `store.lease.pointer-fence`).
     fn acquire(&self, table: &str) -> Result<TableTxn, StoreError> {
+        layout::check_table_name(table).map_err(StoreError::TableName)?;
         let key = pointer_key(table);
         let deadline = Instant::now() + self.options.lock_wait;
         let mut pause = Duration::from_millis(2);

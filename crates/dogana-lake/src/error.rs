@@ -321,8 +321,40 @@ impl LakeError {
     /// The lake error inside a [`StoreError`], if it is one.
     pub fn of(e: &StoreError) -> Option<&LakeError> {
         match e {
-            StoreError::Backend { source, .. } => source.downcast_ref::<LakeError>(),
+            StoreError::Backend { source, .. } | StoreError::Transient { source, .. } => {
+                source.downcast_ref::<LakeError>()
+            }
             _ => None,
+        }
+    }
+
+    /// Its stable code (`docs/errors.md`): a lease another writer holds is transient, as is
+    /// an object store that did not answer; everything else is a refusal.
+    pub fn code(&self) -> dogana_codes::Code {
+        use dogana_codes as codes;
+        match self {
+            LakeError::LeaseHeld { .. }
+            | LakeError::LeaseFenced { .. }
+            | LakeError::LeaseNotHeld { .. } => codes::STORE_LOCKED,
+            LakeError::StoreIdentityInvalid { .. } => codes::STORE_INCONSISTENT,
+            LakeError::SyncProbeInconclusive { .. } | LakeError::WeakConditionalBackend { .. } => {
+                codes::COORDINATION_UNPROVEN
+            }
+            LakeError::StoreManifestFormatNewer { .. } => codes::FORMAT_NEWER,
+            LakeError::StoreKeyWidened { .. } | LakeError::StoreSchemaIncompatible { .. } => {
+                codes::SCHEMA_INCOMPATIBLE
+            }
+            LakeError::ConfigInvalid { .. } => codes::CONFIG_INVALID,
+            LakeError::PartCollected { .. } => codes::PART_COLLECTED,
+            LakeError::ReplicaWriteRefused { .. } => codes::REPLICA_WRITE_REFUSED,
+            LakeError::ReplicaStoreMismatch { .. }
+            | LakeError::ReplicaTargetIsAStore { .. }
+            | LakeError::ReplicaPartialParquet { .. }
+            | LakeError::ReplicaPointerDiverged { .. } => codes::REPLICA_REFUSED,
+            LakeError::Root(_) => codes::STORE_SPEC_INVALID,
+            LakeError::Object(_) | LakeError::Io(_) => {
+                dogana_receiver::transient_io(self).unwrap_or(codes::STORE_FAILED)
+            }
         }
     }
 }

@@ -84,26 +84,57 @@ pub fn check_format(file: &str, version: Option<&str>) -> Result<(u32, u32), Lak
     Ok((major, minor))
 }
 
-/// A table's name as one key segment.
+/// A table's name as one key segment: the one escaping every key, path, listing and URL of the
+/// store uses. `[A-Za-z0-9_-]` stand for themselves; every other byte of the name's UTF-8 is
+/// `!` and two hex digits (`order lines` is `order!20lines`). `!` is among the characters S3,
+/// GCS, Azure and object_store's paths all keep as they are, so the segment is the same
+/// bytes on a disk, in a bucket, in a listing and in a URL DuckDB reads: nothing encodes it
+/// again (object_store percent-encodes `~` and `%`, which is why an earlier escape split a
+/// table in two directories).
+///
+/// ```
+/// use dogana_lake::layout::{table_dir, table_of_dir};
+/// assert_eq!(table_dir("order lines"), "order!20lines");
+/// assert_eq!(table_of_dir(&table_dir("Заказы")).as_deref(), Some("Заказы"));
+/// ```
 pub fn table_dir(table: &str) -> String {
     let mut s = String::with_capacity(table.len());
     for b in table.bytes() {
         if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
             s.push(b as char);
         } else {
-            s.push_str(&format!("~{b:02X}"));
+            s.push_str(&format!("!{b:02X}"));
         }
     }
     s
 }
 
-/// The table name a key segment spells (None: not one this store wrote).
+/// The longest [`table_dir`] a table may take: a directory name is at most 255 bytes on
+/// common filesystems, and an object key of a deep path stays far below S3's 1,024.
+pub const TABLE_DIR_MAX: usize = 200;
+
+/// Refuses a table whose escaped name ([`table_dir`]) is longer than [`TABLE_DIR_MAX`]
+/// bytes, naming both lengths.
+pub fn check_table_name(table: &str) -> Result<(), String> {
+    let escaped = table_dir(table).len();
+    if escaped > TABLE_DIR_MAX {
+        return Err(format!(
+            "{} takes {escaped} bytes as a lake directory name ({} bytes of UTF-8, each byte outside [A-Za-z0-9_-] written as three), and a lake table's is at most {TABLE_DIR_MAX}: use a shorter name",
+            dogana::quoted(table, dogana::SHOWN),
+            table.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The table name a key segment spells (None: not one this store wrote). Reads the `~XX`
+/// escape of earlier stores too.
 pub fn table_of_dir(dir: &str) -> Option<String> {
     let b = dir.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'~' {
+        if b[i] == b'!' || b[i] == b'~' {
             let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;

@@ -316,6 +316,20 @@ impl Root {
         Ok(keys)
     }
 
+    /// Whether the root holds no object and no "directory" at all (an empty directory, a
+    /// prefix of a bucket with nothing under it).
+    pub fn is_empty(&self) -> Result<bool, LakeError> {
+        let path = self.path("");
+        match self
+            .rt
+            .block_on(self.store.list_with_delimiter(Some(&path)))
+        {
+            Ok(r) => Ok(r.objects.is_empty() && r.common_prefixes.is_empty()),
+            Err(object_store::Error::NotFound { .. }) => Ok(true),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// The names directly under `prefix` that are "directories".
     pub fn list_dirs(&self, prefix: &str) -> Result<Vec<String>, LakeError> {
         let path = self.path(prefix);
@@ -413,7 +427,17 @@ impl Root {
                 for (_, p) in local_versions(dir, key)? {
                     let _ = std::fs::remove_file(p);
                 }
-                let _ = std::fs::remove_file(dir.join(key));
+                let full = dir.join(key);
+                let _ = std::fs::remove_file(&full);
+                // its lock file too: a key deleted whole is one no writer uses any more
+                if let (Some(parent), Some(name)) = (full.parent(), full.file_name()) {
+                    let mut lock = std::ffi::OsString::from(".");
+                    lock.push(name);
+                    lock.push(".lock");
+                    let _ = std::fs::remove_file(parent.join(lock));
+                    // and the directory it was made in, once empty
+                    let _ = std::fs::remove_dir(parent);
+                }
                 Ok(())
             }
             Kind::Remote => self.delete(key),

@@ -212,7 +212,30 @@ fn lost_socket(e: &postgres::Error) -> bool {
 }
 
 fn pg(e: postgres::Error) -> StoreError {
-    StoreError::backend("postgres", PgError(one_line(&e)))
+    match transient(&e) {
+        Some(code) => StoreError::transient("postgres", code, PgError(one_line(&e))),
+        None => StoreError::backend("postgres", PgError(one_line(&e))),
+    }
+}
+
+/// The transient code of a failure retrying later can fix: a connection closed or lost, a
+/// server shutting down, starting or out of connections (CONNECTION_LOST), a full disk
+/// (DISK_FULL). Anything else the server refused is not transient.
+fn transient(e: &postgres::Error) -> Option<dogana_codes::Code> {
+    match e.as_db_error().map(|d| d.code()) {
+        Some(c) if *c == SqlState::DISK_FULL => Some(dogana_codes::DISK_FULL),
+        Some(c)
+            if *c == SqlState::ADMIN_SHUTDOWN
+                || *c == SqlState::CRASH_SHUTDOWN
+                || *c == SqlState::CANNOT_CONNECT_NOW
+                || *c == SqlState::TOO_MANY_CONNECTIONS =>
+        {
+            Some(dogana_codes::CONNECTION_LOST)
+        }
+        Some(_) => None,
+        None if e.is_closed() || lost_socket(e) => Some(dogana_codes::CONNECTION_LOST),
+        None => None,
+    }
 }
 
 fn plain(m: String) -> StoreError {
@@ -1111,12 +1134,20 @@ fn connect_error(target: &Target, e: &postgres::Error) -> StoreError {
                 "the server at {server} asks a password of user {user:?}, and none was given: put it in the URL, PGPASSWORD or ~/.pgpass"
             )
         } else {
-            format!(
-                "cannot reach the Postgres server at {server} ({text}): start it, or correct the host and port (in the URL, PGHOST, PGPORT)"
-            )
+            // no answer at all: the server is down or unreachable, which retrying can fix
+            return StoreError::transient(
+                "postgres",
+                dogana_codes::CONNECTION_LOST,
+                PgError(format!(
+                    "cannot reach the Postgres server at {server} ({text}): start it, or correct the host and port (in the URL, PGHOST, PGPORT)"
+                )),
+            );
         }
     };
-    plain(m)
+    match transient(e) {
+        Some(code) => StoreError::transient("postgres", code, PgError(m)),
+        None => plain(m),
+    }
 }
 
 /// Reads value `i` of a row of the published table, as selected by `read_rows`.
@@ -1779,4 +1810,38 @@ impl Backend for Postgres {
         }
         Ok(())
     }
+}
+
+/// The columns of table or view `table` in the schema a store URL names
+/// (`postgres://…?schema=NAME`, default `public`), in order, each with its type as
+/// `format_type` spells it (`bigint`, `numeric(12,2)`, `timestamp with time zone`…); None when
+/// the schema holds no such table. A read-only session; nothing changes, and the schema need
+/// not be a dogana store.
+pub fn table_columns(url: &str, table: &str) -> Result<Option<Vec<(String, String)>>, StoreError> {
+    let target = Target::from_url(url).map_err(plain)?;
+    let schema = target.schema.clone().unwrap_or_else(|| "public".into());
+    let mut client = session(&target, false)?;
+    let found = client
+        .query_opt(
+            "SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = $1 AND c.relname = $2
+               AND c.relkind IN ('r', 'p', 'v', 'm', 'f')",
+            &[&schema, &table],
+        )
+        .pg()?;
+    let Some(row) = found else {
+        return Ok(None);
+    };
+    let oid: u32 = row.get(0);
+    let cols = client
+        .query(
+            "SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
+             WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+            &[&oid],
+        )
+        .pg()?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    Ok(Some(cols))
 }

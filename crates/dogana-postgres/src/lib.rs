@@ -104,7 +104,7 @@ mod conninfo;
 pub mod harness;
 mod values;
 
-pub use backend::{postgres_type, Postgres, PostgresOptions};
+pub use backend::{postgres_type, table_columns, Postgres, PostgresOptions};
 
 /// The delivery engine over Postgres: open it with
 /// `Store::new(Postgres::connect(url, &PostgresOptions::default(), true)?)`, or

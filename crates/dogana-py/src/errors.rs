@@ -193,7 +193,24 @@ pub fn inconsistent(py: Python<'_>, e: &InconsistentPublication) -> PyErr {
 pub fn store(py: Python<'_>, e: &dogana_receiver::StoreError) -> PyErr {
     match e {
         dogana_receiver::StoreError::Contract(c) => invalid_contract(py, c),
-        other => raise(py, &RECEIVER, "ReceiverError", other.to_string(), &[]),
+        other => {
+            // the stable code (docs/errors.md), and whether retrying later can help
+            let code = dogana_stores::code_of(other);
+            let attrs = [
+                (
+                    "code",
+                    pyo3::types::PyString::new(py, code.id).into_any().unbind(),
+                ),
+                (
+                    "transient",
+                    pyo3::types::PyBool::new(py, code.kind == dogana_codes::Kind::Transient)
+                        .to_owned()
+                        .into_any()
+                        .unbind(),
+                ),
+            ];
+            raise(py, &RECEIVER, "ReceiverError", other.to_string(), &attrs)
+        }
     }
 }
 

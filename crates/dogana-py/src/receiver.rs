@@ -366,12 +366,16 @@ impl PyStore {
 impl PyStore {
     /// Opens (or creates) the store `path` names, as the command line's `--store` does: a
     /// file path (SQLite; DuckDB for `.duckdb` or `duckdb:PATH`), `postgres://…?schema=NAME`,
-    /// or a lake root (`file://`, `memory://`, `s3://`, `gs://`, `az://`).
+    /// or a lake root (`file://`, `memory://`, `s3://`, `gs://`, `az://`). With
+    /// `read_only=True` an existing store is opened for reading only: nothing in it is
+    /// created or changed, so a copy the user can only read (a read-only directory or mount)
+    /// answers every reader; `deliver` is then refused.
     #[new]
-    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, *, read_only=false))]
+    fn new(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Self> {
         let spec = path.to_string_lossy().into_owned();
         let store = py
-            .allow_threads(|| dogana_stores::open(&dogana_stores::Spec::parse(&spec), true))
+            .allow_threads(|| dogana_stores::open(&dogana_stores::Spec::parse(&spec), !read_only))
             .map_err(|e| errors::store(py, &e))?;
         Ok(PyStore {
             inner: Mutex::new(store),
@@ -379,10 +383,11 @@ impl PyStore {
         })
     }
 
-    /// Opens (or creates) the store at `path`.
+    /// Opens (or creates) the store at `path`; see `Store(path, read_only=...)`.
     #[staticmethod]
-    fn open(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        PyStore::new(py, path)
+    #[pyo3(signature = (path, *, read_only=false))]
+    fn open(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Self> {
+        PyStore::new(py, path, read_only)
     }
 
     /// The store as it was named (a file path or URL), a URL's password shown as `***`.

@@ -1801,11 +1801,91 @@ pub fn impossible_names_refused<R: Receiver>() {
             .build()
             .unwrap()
     });
-    assert!(
-        fx.r.deliver(&job).is_err(),
-        "ORDERS is the SQLite table orders"
-    );
+    let e =
+        fx.r.deliver(&job)
+            .map(|d| d.receipt)
+            .expect_err("ORDERS is the SQL table orders");
+    // says what is wrong and what to do: one table per case-folded name, the name to use
+    assert!(e.contains("one table per case-folded name"), "{e}");
+    assert!(e.contains("deliver under the name \"orders\""), "{e}");
     assert!(fx.r.receipts("ORDERS").unwrap().is_empty());
+    fx.verify("orders");
+}
+
+/// A key an NDJSON delivery's first line lacks is a column all the same (issue 37): a full
+/// read whose second line first carries `note` publishes `note`, null in the first row; a
+/// changes read whose second line first carries `secret`, which the published table lacks,
+/// fails `columns` naming it, and nothing changes. A value is never dropped silently.
+pub fn ndjson_keys_first_met_late_are_columns<R: Receiver>() {
+    // rule: CHECK-19, RECV-08, RECOVERY-04
+    let mut fx = Fixture::<R>::new("ndjson_late");
+    let full = "{\"id\":1,\"order_date\":\"2026-10-01\",\"updated_at\":\"2026-10-01T10:00:00Z\",\"deleted\":false}\n\
+                {\"id\":2,\"order_date\":\"2026-10-01\",\"updated_at\":\"2026-10-01T11:00:00Z\",\"deleted\":false,\"note\":\"hello\"}\n";
+    let job = fx.job("full.ndjson", full, &orders(), |c, h| {
+        c.manifest("full", ts(T1))
+            .rows(2)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    fx.accept(&job);
+    let state = fx.state("orders");
+    assert!(
+        state.rows.columns.iter().any(|c| c == "note"),
+        "note is published: {:?}",
+        state.rows.columns
+    );
+    assert_eq!(
+        state.rows.value("id", "2", "note").as_deref(),
+        Some("hello")
+    );
+    assert_eq!(state.rows.value("id", "1", "note"), None);
+    let changes = "{\"id\":3,\"order_date\":\"2026-10-02\",\"updated_at\":\"2026-10-02T10:00:00Z\",\"deleted\":false}\n\
+                   {\"id\":4,\"order_date\":\"2026-10-02\",\"updated_at\":\"2026-10-02T11:00:00Z\",\"deleted\":false,\"secret\":\"s\"}\n";
+    let job = fx.job("changes.ndjson", changes, &orders(), |c, h| {
+        c.manifest("changes", ts(T2))
+            .since(ts(T1))
+            .rows(2)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    let receipt = fx.refuse(&job, "columns");
+    let detail = receipt
+        .failures()
+        .find(|c| c.name() == "columns")
+        .map(|c| c.detail().to_owned())
+        .unwrap_or_default();
+    assert!(detail.contains("\"secret\""), "names the column: {detail}");
+    fx.verify("orders");
+}
+
+/// A text value holding U+0000, which Postgres's text cannot hold, is refused by the
+/// `values` check on every backend alike (issue 37): one file, one answer, a receipt naming
+/// the line and the column, nothing published.
+pub fn a_nul_in_text_is_refused_alike<R: Receiver>() {
+    // rule: RECV-08, CHECK-19
+    let mut fx = Fixture::<R>::new("nul");
+    fx.accept(&fx.full("full.csv", T1, &base_orders()));
+    let text =
+        "id,order_date,updated_at,amount,deleted\n1,2026-10-01,2026-10-01T10:00:00Z,a\0b,false\n";
+    let job = fx.job("nul.csv", text, &orders(), |c, h| {
+        c.manifest("full", ts(T2))
+            .rows(1)
+            .content_hash(h)
+            .build()
+            .unwrap()
+    });
+    let receipt = fx.refuse(&job, "values");
+    let detail = receipt
+        .failures()
+        .find(|c| c.name() == "values")
+        .map(|c| c.detail().to_owned())
+        .unwrap_or_default();
+    assert!(
+        detail.starts_with("line 2, column amount: ") && detail.contains("NUL"),
+        "{detail}"
+    );
     fx.verify("orders");
 }
 
@@ -1906,6 +1986,10 @@ macro_rules! conformance_suite {
             odd_names_are_quoted,
             // rule: GATE-25, RECV-08
             impossible_names_refused,
+            // rule: CHECK-19, RECV-08, RECOVERY-04
+            ndjson_keys_first_met_late_are_columns,
+            // rule: RECV-08, CHECK-19
+            a_nul_in_text_is_refused_alike,
             // rule: RECV-11, RECV-12
             verify_reports_a_gap_in_receipts,
             // rule: RECV-07, GATE-25

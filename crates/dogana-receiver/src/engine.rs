@@ -731,10 +731,8 @@ fn load_ledger<B: Backend>(
                 "table {table:?} has {accepted} accepted receipts and no stored ledger; rebuild it with Ledger::from_receipts (RECOVERY-01)"
             )));
         }
-        // rule: RECV-07 — publish only over what dogana published
-        if !adopt && b.published_columns(table)?.is_some() {
-            return Err(StoreError::ForeignTable(table.to_owned()));
-        }
+        // a table of dogana's own that differs only in letter case is named first: the
+        // database sees it as this table, yet adopting it is no answer
         let lower = table.to_ascii_lowercase();
         if let Some(other) = b
             .tables()?
@@ -742,8 +740,12 @@ fn load_ledger<B: Backend>(
             .find(|t| t != table && t.to_ascii_lowercase() == lower)
         {
             return Err(StoreError::TableName(format!(
-                "{table:?} and the stored table {other:?} differ only in letter case, which SQL identifiers ignore"
+                "{table:?} and dogana's table {other:?} of this store differ only in letter case: a store holds one table per case-folded name, since SQL identifiers ignore letter case (--adopt cannot change that); deliver under the name {other:?} (the contract's table), or into another store"
             )));
+        }
+        // rule: RECV-07 — publish only over what dogana published
+        if !adopt && b.published_columns(table)?.is_some() {
+            return Err(StoreError::ForeignTable(table.to_owned()));
         }
         return Ok(Ledger::new(contract.clone()));
     };

@@ -21,6 +21,17 @@ pub enum StoreError {
         /// What failed.
         source: Box<dyn Error + Send + Sync>,
     },
+    /// The backend failed for a reason outside the call that retrying later can fix: a lost
+    /// connection, a server that did not answer, a full disk ([`dogana_codes::Kind::Transient`]).
+    /// Nothing was decided and nothing committed.
+    Transient {
+        /// The backend: `sqlite`, `postgres`, `lake`, ...
+        backend: &'static str,
+        /// [`dogana_codes::CONNECTION_LOST`] or [`dogana_codes::DISK_FULL`].
+        code: dogana_codes::Code,
+        /// What failed.
+        source: Box<dyn Error + Send + Sync>,
+    },
     /// Another writer holds the store's write lock and did not let go within the wait.
     Locked {
         /// The store.
@@ -47,6 +58,9 @@ pub enum StoreError {
     },
     /// The store needs a backend this build does not have; the message says how to get it.
     Unavailable(String),
+    /// The store's spec names no usable place: an empty path, the filesystem root, an
+    /// in-memory database a command would lose when it exits. Nothing was opened.
+    InvalidSpec(String),
     /// Reading the delivered file failed.
     Io(io::Error),
     /// The rows could not be checked for a reason that is not the delivery's fault (the
@@ -75,12 +89,17 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Backend { backend, source } => write!(f, "{backend}: {source}"),
+            StoreError::Transient { backend, source, .. } => write!(
+                f,
+                "{backend}: {source}; nothing was committed: try again when the store answers"
+            ),
             StoreError::Locked { store, holder } => write!(
                 f,
                 "{store} is locked by another writer ({holder}); try again when it is done"
             ),
             StoreError::NotAStore(m) => write!(f, "not a dogana store: {m}"),
             StoreError::Unavailable(m) => f.write_str(m),
+            StoreError::InvalidSpec(m) => write!(f, "unusable store spec: {m}"),
             StoreError::Group(e) => write!(f, "the group's deliveries do not match it: {e}"),
             StoreError::ColumnTypes(m) => f.write_str(m),
             StoreError::GroupOverlap { table, held } => write!(
@@ -110,7 +129,9 @@ impl fmt::Display for StoreError {
 impl Error for StoreError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         match self {
-            StoreError::Backend { source, .. } => Some(source.as_ref()),
+            StoreError::Backend { source, .. } | StoreError::Transient { source, .. } => {
+                Some(source.as_ref())
+            }
             StoreError::Io(e) => Some(e),
             StoreError::Rows(e) => Some(e),
             StoreError::Contract(e) | StoreError::Group(e) => Some(e),
@@ -120,13 +141,98 @@ impl Error for StoreError {
 }
 
 impl StoreError {
-    /// A backend's own error.
+    /// A backend's own error. One whose cause is an I/O failure that retrying can fix (a
+    /// connection refused, reset or timed out, a full disk: [`transient_io`]) anywhere in its
+    /// chain is [`StoreError::Transient`]; any other is [`StoreError::Backend`].
     pub fn backend(backend: &'static str, e: impl Into<Box<dyn Error + Send + Sync>>) -> Self {
-        StoreError::Backend {
+        let source = e.into();
+        match transient_io(source.as_ref()) {
+            Some(code) => StoreError::Transient {
+                backend,
+                code,
+                source,
+            },
+            None => StoreError::Backend { backend, source },
+        }
+    }
+
+    /// A backend's error that retrying later can fix, with its code
+    /// ([`dogana_codes::CONNECTION_LOST`], [`dogana_codes::DISK_FULL`]).
+    pub fn transient(
+        backend: &'static str,
+        code: dogana_codes::Code,
+        e: impl Into<Box<dyn Error + Send + Sync>>,
+    ) -> Self {
+        StoreError::Transient {
             backend,
+            code,
             source: e.into(),
         }
     }
+
+    /// The stable code of this error (`docs/errors.md`). Its kind says whether retrying can
+    /// help: only [`StoreError::Locked`] and [`StoreError::Transient`] are transient.
+    ///
+    /// ```
+    /// use dogana_receiver::StoreError;
+    /// let e = StoreError::Locked { store: "s.db".into(), holder: "pid 7".into() };
+    /// assert_eq!(e.code(), dogana_codes::STORE_LOCKED);
+    /// assert!(e.code().kind == dogana_codes::Kind::Transient);
+    /// ```
+    pub fn code(&self) -> dogana_codes::Code {
+        use dogana_codes as codes;
+        match self {
+            StoreError::Backend { .. } | StoreError::ForeignDecision => codes::STORE_FAILED,
+            StoreError::Transient { code, .. } => *code,
+            StoreError::Locked { .. } => codes::STORE_LOCKED,
+            StoreError::NotAStore(_) => codes::NOT_A_STORE,
+            StoreError::ForeignTable(_) => codes::FOREIGN_TABLE,
+            StoreError::ColumnTypes(_) => codes::OPTION_INVALID,
+            StoreError::Group(_) | StoreError::GroupOverlap { .. } => codes::GROUP_CONFLICT,
+            StoreError::Unavailable(_) => codes::BACKEND_NOT_BUILT,
+            StoreError::InvalidSpec(_) => codes::STORE_SPEC_INVALID,
+            StoreError::Io(e) => match transient_io(e) {
+                Some(code) => code,
+                None => codes::FILE_UNREADABLE,
+            },
+            StoreError::Rows(RowsError::ColumnTypesRequired(_)) => codes::COLUMN_TYPES_REQUIRED,
+            StoreError::Rows(RowsError::Unsupported(_)) | StoreError::Format(_) => {
+                codes::FORMAT_UNSUPPORTED
+            }
+            StoreError::Rows(RowsError::Manifest(_)) => codes::MANIFEST_INVALID,
+            StoreError::Rows(_) => codes::FILE_UNREADABLE,
+            StoreError::Contract(_) => codes::CONTRACT_CONFLICT,
+            StoreError::TableName(_) => codes::TABLE_NAME_UNUSABLE,
+            StoreError::Corrupt(_) => codes::STORE_INCONSISTENT,
+        }
+    }
+}
+
+/// The transient code of an I/O failure in `e`'s chain of sources, if one is there: a full
+/// disk ([`dogana_codes::DISK_FULL`]), or a connection refused, reset, aborted, timed out or
+/// cut ([`dogana_codes::CONNECTION_LOST`]).
+pub fn transient_io(e: &(dyn Error + 'static)) -> Option<dogana_codes::Code> {
+    use io::ErrorKind as K;
+    let mut at: Option<&(dyn Error + 'static)> = Some(e);
+    while let Some(c) = at {
+        if let Some(io) = c.downcast_ref::<io::Error>() {
+            match io.kind() {
+                K::StorageFull | K::QuotaExceeded => return Some(dogana_codes::DISK_FULL),
+                K::ConnectionRefused
+                | K::ConnectionReset
+                | K::ConnectionAborted
+                | K::NotConnected
+                | K::TimedOut
+                | K::BrokenPipe
+                | K::HostUnreachable
+                | K::NetworkUnreachable
+                | K::NetworkDown => return Some(dogana_codes::CONNECTION_LOST),
+                _ => {}
+            }
+        }
+        at = c.source();
+    }
+    None
 }
 
 impl From<io::Error> for StoreError {

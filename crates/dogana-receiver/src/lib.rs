@@ -73,7 +73,7 @@ pub use engine::{
     AnyStore, Decision, DeliverOptions, Delivery, GroupDecision, GroupDelivery, Open, Part,
     Snapshot, Store, StoredReceipt, VerifyReport,
 };
-pub use error::StoreError;
+pub use error::{transient_io, StoreError};
 pub use port::{Backend, Column, KeysFrom, KeysOutside, Layout, ReceiptRow, Step, Txn};
 
 pub use dogana_rows::Format;

@@ -47,6 +47,15 @@ impl Failures {
     }
 }
 
+/// Why a text holding U+0000 is refused: Postgres's text cannot hold it, and a file has one
+/// answer on every backend, so every receiver refuses it in its `values` check.
+const NUL: &str = "the text holds a NUL character (U+0000), which a text column cannot hold on every backend (Postgres refuses it); remove it, or deliver the value as another type";
+
+/// Whether a text value holds U+0000.
+fn holds_nul(cell: &Cell<'_>) -> bool {
+    matches!(cell, Cell::Str(s) if s.as_bytes().contains(&0))
+}
+
 /// A receiver-typed column: how its values are converted.
 fn coerce<'a>(cell: Cell<'a>, ty: LogicalType) -> Result<Cell<'a>, String> {
     match (cell, ty) {
@@ -258,17 +267,31 @@ impl<'j> Rows<'j> {
             self.plan = Some(Plan::new(self.job, row.columns()));
             send(Msg::Columns(row.columns().to_vec()))?;
         }
+        let job = self.job;
         let p = self.plan.as_ref().expect("set above");
         let (batch, bad) = (&mut self.batch, &mut self.bad);
         batch.start_row(row.is_tombstone());
         if row.is_tombstone() {
-            for at in &p.keys_at {
+            for (k, at) in p.keys_at.iter().enumerate() {
                 let cell = at.and_then(|i| row.cell(i)).unwrap_or(Cell::Null);
+                if holds_nul(&cell) {
+                    bad.note(row.line(), &job.contract.key()[k], NUL);
+                    // the delivery is refused: staged as null, never published
+                    batch.push(&Cell::Null, text_times);
+                    continue;
+                }
                 batch.push(&cell, text_times);
             }
         } else {
             for (s, &i) in p.loaded_at.iter().enumerate() {
                 let cell = row.cell(i).unwrap_or(Cell::Null);
+                // rule: RECV-08 — a value no backend can hold alike is refused alike
+                if holds_nul(&cell) {
+                    bad.note(row.line(), &p.layout.loaded[s], NUL);
+                    // the delivery is refused: staged as null, never published
+                    batch.push(&Cell::Null, text_times);
+                    continue;
+                }
                 if let Some(d) = p.decimals[s] {
                     // rule: CHECK-18 — a decimal within its precision and scale
                     if let Err(why) = d.check_cell(&cell) {
@@ -314,7 +337,13 @@ pub(crate) fn stage<B: Backend>(backend: &mut B, job: &Job) -> Result<Staged, St
     backend.stage_clear(table)?;
     let format = job.format()?;
     let file = File::open(&job.file)?;
-    let options = job.options.rows_options();
+    let mut options = job.options.rows_options();
+    if format == Format::Ndjson {
+        // the staging table is made at the first row: it must have every column of the
+        // file then, so the union of the keys is read first (a key first met on a later
+        // line is a column like any other, never dropped)
+        options = options.ndjson_columns(dogana_rows::ndjson_keys(File::open(&job.file)?)?);
+    }
     if file
         .metadata()
         .is_ok_and(|m| m.is_file() && m.len() <= SMALL_FILE)

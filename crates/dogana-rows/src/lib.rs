@@ -144,6 +144,8 @@ pub use column_type::{ColumnType, ColumnTypeError, ColumnTypes, DECIMAL_MAX_PREC
 pub use error::RowsError;
 pub use format::{Format, UnknownFormat};
 pub use hash::{sha256_file, HashingReader, BUFFER_SIZE};
+#[cfg(feature = "parquet")]
+pub use parquet_rows::{parquet_schema, ParquetColumn};
 pub use row::Row;
 
 /// The row callback after its error type is boxed.
@@ -164,6 +166,7 @@ pub struct Options {
     column_types: Vec<(String, String)>,
     delimiter: u8,
     hash_thread: bool,
+    columns: Vec<String>,
 }
 
 impl Default for Options {
@@ -172,6 +175,7 @@ impl Default for Options {
             column_types: Vec::new(),
             delimiter: b',',
             hash_thread: true,
+            columns: Vec::new(),
         }
     }
 }
@@ -217,6 +221,16 @@ impl Options {
         for (n, t) in types {
             self = self.column_type(n, t);
         }
+        self
+    }
+
+    /// NDJSON: the columns every row has from the first line on, in this order; a key a line
+    /// lacks is null there. A receiver staging rows as they come gives the union of the file's
+    /// keys ([`ndjson_keys`]), so that a key first met on a later line is a column like any
+    /// other and never dropped. Keys met that the list lacks still follow it, in order of
+    /// first appearance. CSV and Parquet ignore it.
+    pub fn ndjson_columns(mut self, columns: Vec<String>) -> Options {
+        self.columns = columns;
         self
     }
 
@@ -289,6 +303,19 @@ impl RowReport {
 pub fn sha256_bytes(bytes: &[u8]) -> String {
     use sha2::Digest;
     hash::hex(&sha2::Sha256::digest(bytes))
+}
+
+/// The keys of an NDJSON delivery, in order of first appearance over the whole file: the
+/// columns [`Options::ndjson_columns`] gives a receiver that stages rows as they come. Reads
+/// only the top-level keys of each line (values are skipped, not built); a line that is not
+/// one JSON object is left to the check, which reports it.
+///
+/// ```
+/// let file = b"{\"id\": 1}\n{\"id\": 2, \"note\": \"late\"}\n";
+/// assert_eq!(dogana_rows::ndjson_keys(&file[..]).unwrap(), ["id", "note"]);
+/// ```
+pub fn ndjson_keys<R: Read>(reader: R) -> std::io::Result<Vec<String>> {
+    ndjson::keys(reader)
 }
 
 /// Reads a delivery from `reader` and checks its rows against `manifest` and `contract`, in
@@ -387,7 +414,7 @@ where
                     Format::Csv => {
                         csv_rows::run(input, checker, options, &options.column_types, callback)
                     }
-                    _ => ndjson::run(input, checker, callback),
+                    _ => ndjson::run(input, checker, &options.columns, callback),
                 }
                 .map(|(columns, _)| columns)
             })?;

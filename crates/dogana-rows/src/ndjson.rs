@@ -184,15 +184,73 @@ pub(crate) fn natural(v: &Value) -> Cell<'_> {
     }
 }
 
-/// Reads an NDJSON delivery from `input`, feeding `checker`; returns the columns.
+/// The top-level keys of one JSON object, values skipped.
+struct KeysOnly<'de>(Vec<Cow<'de, str>>);
+
+impl<'de> de::Deserialize<'de> for KeysOnly<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = KeysOnly<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<KeysOnly<'de>, A::Error> {
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+                    map.next_value::<de::IgnoredAny>()?;
+                    out.push(k);
+                }
+                Ok(KeysOnly(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The union of the file's top-level keys, in order of first appearance (`ndjson_keys`).
+pub(crate) fn keys<R: Read>(input: R) -> std::io::Result<Vec<String>> {
+    let mut reader = BufReader::with_capacity(BUFFER_SIZE, input);
+    let mut columns: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(columns);
+        }
+        let text = buf.trim_ascii();
+        let mut de = serde_json::Deserializer::from_slice(text);
+        // a line that is not one object is the check's to report
+        if let Ok(KeysOnly(keys)) = de::Deserialize::deserialize(&mut de) {
+            for k in keys {
+                if k.len() <= NAME_MAX && !seen.contains(k.as_ref()) {
+                    seen.insert(k.to_string());
+                    columns.push(k.into_owned());
+                }
+            }
+        }
+    }
+}
+
+/// Reads an NDJSON delivery from `input`, feeding `checker`; returns the columns: `seed`
+/// first (every row has them, null where a line lacks one), then each other key in order of
+/// first appearance.
 pub(crate) fn run<R: Read>(
     input: R,
     checker: &mut Checker,
+    seed: &[String],
     on_row: &mut RowCallback<'_>,
 ) -> Result<(Vec<String>, R), RowsError> {
     let mut reader = BufReader::with_capacity(BUFFER_SIZE, input);
     let mut columns: Vec<String> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
+    for c in seed {
+        if !index.contains_key(c) {
+            index.insert(c.clone(), columns.len());
+            columns.push(c.clone());
+        }
+    }
     let mut buf: Vec<u8> = Vec::new();
     let mut slots: Vec<usize> = Vec::new();
     let mut typed_cols: Vec<Option<Typed>> = Vec::new();

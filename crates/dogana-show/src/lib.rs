@@ -719,6 +719,30 @@ fn group_exact(ledgers: &[&Ledger], o: &Options) -> Option<Timestamp> {
         .exact_as_of()
 }
 
+/// Every string in `value` (keys too) through [`dogana::shown`]: written on the page with
+/// `textContent`, a control, line separator or bidirectional control would act there (reorder
+/// a name, break a line); its escape is shown instead, as on the command line.
+fn shown_strings(value: &mut Json) {
+    match value {
+        Json::String(s) => {
+            if let std::borrow::Cow::Owned(e) = dogana::shown(s) {
+                *s = e;
+            }
+        }
+        Json::Array(a) => a.iter_mut().for_each(shown_strings),
+        Json::Object(o) => {
+            if o.keys().any(|k| dogana::shown(k) != k.as_str()) {
+                let old = std::mem::take(o);
+                for (k, v) in old {
+                    o.insert(dogana::shown(&k).into_owned(), v);
+                }
+            }
+            o.values_mut().for_each(shown_strings);
+        }
+        _ => {}
+    }
+}
+
 /// Escapes text for HTML element content and attribute values.
 pub fn escape_html(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -906,7 +930,10 @@ pub fn data(tables: &[TableHistory], options: &Options) -> Result<Json, ShowErro
 /// assert!(!page.contains("<script src"));
 /// ```
 pub fn render(tables: &[TableHistory], options: &Options) -> Result<String, ShowError> {
-    let data = data(tables, options)?;
+    let mut data = data(tables, options)?;
+    // every text of the page shown as the terminal shows it: a sender's line break, escape
+    // sequence or bidirectional override is displayed as its escape, never acted on
+    shown_strings(&mut data);
     let names: Vec<&str> = data["tables"]
         .as_array()
         .map(|a| a.iter().filter_map(|t| t["name"].as_str()).collect())

@@ -349,8 +349,11 @@ fn markup_in_names_sources_details_and_values_is_shown_never_run() {
         "{}",
         r["band"]
     );
+    // A line separator in the source is shown as its escape, as on the command line.
+    let source = b.source.clone().unwrap();
+    assert!(source.contains('\u{2028}'), "the fixture holds a separator");
     assert!(
-        strings(&r["src"]).contains(&b.source.clone().unwrap()),
+        strings(&r["src"]).contains(&dogana::shown(&source).into_owned()),
         "{:?}",
         r["src"]
     );

@@ -71,7 +71,7 @@ mod sql;
 mod store;
 
 pub use sql::sql_type;
-pub use store::{Sqlite, StoreOptions, Synchronous, UserObjectError};
+pub use store::{table_columns, Sqlite, StoreOptions, Synchronous, UserObjectError};
 
 /// The delivery engine over SQLite: open it with `Store::open(path)`.
 ///

@@ -174,6 +174,10 @@ struct Lease {
     _file: File,
 }
 
+/// How old an unlocked lease file must be before it is taken for a dead handle's: far more
+/// than the instant between a handle creating its file and locking it.
+const DEAD_LEASE_AGE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The lock file of the handle `token` of the store at `db`.
 fn lease_path(db: &Path, token: &str) -> PathBuf {
     let mut name = db.file_name().unwrap_or_default().to_os_string();
@@ -503,6 +507,11 @@ struct TempStaging {
 }
 
 fn sqlite(e: rusqlite::Error) -> StoreError {
+    // a full disk is transient: nothing was committed, and the same call succeeds once
+    // there is room
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull) {
+        return StoreError::transient("sqlite", dogana_codes::DISK_FULL, e);
+    }
     StoreError::backend("sqlite", e)
 }
 
@@ -542,14 +551,24 @@ impl Open for Sqlite {
             if !path.is_file() {
                 return Err(StoreError::NotAStore(format!("{shown} does not exist")));
             }
-            let conn = Connection::open_with_flags(
+            let mut conn = Connection::open_with_flags(
                 path,
                 OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
             )
             .sql()?;
+            let mut objects = store_objects(&conn);
+            if objects.as_ref().is_err_and(cannot_share_wal) {
+                // A WAL database in a directory this user cannot write (an auditor's copy, a
+                // read-only mount): SQLite cannot make the -shm file its readers share. With
+                // no -wal file beside it, every committed row is in the database file, which
+                // is then read as immutable: no lock, no -shm, nothing written. A -wal file
+                // left there holds commits the file lacks: refused, saying so.
+                conn = immutable(path)?;
+                objects = store_objects(&conn);
+            }
             conn.busy_timeout(options.busy_timeout).sql()?;
             conn.set_prepared_statement_cache_capacity(STATEMENTS);
-            match store_objects(&conn) {
+            match objects {
                 Ok(4) => {}
                 Ok(_) => {
                     return Err(StoreError::NotAStore(format!(
@@ -579,6 +598,47 @@ impl Open for Sqlite {
             })
         }
     }
+}
+
+/// Whether a read-only connection failed because SQLite could not open or create the -shm
+/// file WAL readers share (`SQLITE_READONLY_CANTINIT`, `SQLITE_CANTOPEN`).
+fn cannot_share_wal(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
+/// The database at `path` opened as immutable (read-only, no locks, no -shm): only when no
+/// -wal file (or an empty one) is beside it, so the file holds every committed row.
+fn immutable(path: &Path) -> Result<Connection, StoreError> {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        return Err(StoreError::backend(
+            "sqlite",
+            format!(
+                "{} cannot be read here: its directory is not writable, so SQLite cannot open its write-ahead log, and {} holds commits the database file does not have yet; open it once where it can be written (any dogana reader checkpoints it), or copy it with sqlite3 .backup",
+                path.display(),
+                std::path::Path::new(&wal).display()
+            ),
+        ));
+    }
+    let mut uri = String::from("file:");
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'%' | b'?' | b'#' => uri.push_str(&format!("%{b:02X}")),
+            b => uri.push(char::from(b)),
+        }
+    }
+    uri.push_str("?immutable=1");
+    Connection::open_with_flags(
+        uri,
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .sql()
 }
 
 impl Sqlite {
@@ -657,6 +717,9 @@ impl Sqlite {
             lease: None,
             temp: HashMap::new(),
         };
+        // the lock files killed processes left beside the database, whether or not they
+        // staged anything
+        store.remove_dead_lease_files();
         // what a killed process staged is dropped by the next writer: here when the lock is
         // free (a writer busy for longer leaves it to the next whole-table staging)
         if !store.leftovers()?.is_empty() && store.conn.execute_batch("BEGIN IMMEDIATE").is_ok() {
@@ -709,6 +772,53 @@ impl Sqlite {
                 }
             })
             .collect())
+    }
+
+    /// Removes the lease files (`<db>-dogana-<token>.lock`) of handles that are gone: a file
+    /// no process holds locked (flock is released when a process dies, however it dies) and
+    /// written more than [`DEAD_LEASE_AGE`] ago, so that a handle between creating its file
+    /// and locking it is never taken for dead. A staging table of such a token is a
+    /// leftover either way ([`Sqlite::leftovers`]). Best effort: a file that cannot be
+    /// listed, opened or removed is left.
+    fn remove_dead_lease_files(&self) {
+        let Some(name) = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+        else {
+            return;
+        };
+        let dir = match self.path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let prefix = format!("{name}-dogana-");
+        let mine = self.lease.as_ref().map(|l| l.path.clone());
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let file_name = e.file_name().to_string_lossy().into_owned();
+            if !(file_name.starts_with(&prefix) && file_name.ends_with(".lock")) {
+                continue;
+            }
+            let path = e.path();
+            if Some(&path) == mine.as_ref() {
+                continue;
+            }
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > DEAD_LEASE_AGE));
+            if !old {
+                continue;
+            }
+            let Ok(f) = File::open(&path) else { continue };
+            // locked by nobody: its process is dead; removed while this handle holds it
+            if f.try_lock().is_ok() {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
     }
 
     /// Drops the [`Sqlite::leftovers`] and their lock files; inside a write transaction.
@@ -1864,6 +1974,43 @@ impl Backend for Sqlite {
                 .sql()?;
         }
         Ok(())
+    }
+}
+
+/// The columns of table or view `table` in the SQLite database at `path`, in order, each with
+/// its declared type as written (`pragma_table_info`; empty for a column declared without
+/// one); None when the database holds no such table. The file is opened read-only and nothing
+/// in it changes; it need not be a dogana store.
+pub fn table_columns(
+    path: &Path,
+    table: &str,
+) -> Result<Option<Vec<(String, String)>>, StoreError> {
+    let shown = path.display().to_string();
+    if !path.is_file() {
+        return Err(StoreError::NotAStore(format!("{shown} does not exist")));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .sql()?;
+    let read = || -> rusqlite::Result<Vec<(String, String)>> {
+        let mut stmt =
+            conn.prepare("SELECT name, type FROM pragma_table_info(?1, 'main') ORDER BY cid")?;
+        let rows = stmt.query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    };
+    match read() {
+        Ok(cols) if cols.is_empty() => Ok(None),
+        Ok(cols) => Ok(Some(cols)),
+        Err(rusqlite::Error::SqliteFailure(e, _))
+            if e.code == rusqlite::ErrorCode::NotADatabase =>
+        {
+            Err(StoreError::NotAStore(format!(
+                "{shown} is not a SQLite database"
+            )))
+        }
+        Err(e) => Err(sqlite(e)),
     }
 }
 

@@ -121,6 +121,65 @@ impl Spec {
         }
     }
 
+    /// Refuses a spec that names no usable place (`StoreError::InvalidSpec`), before
+    /// anything is opened: an empty path (`sqlite:`, `duckdb:`, `lake:`, `file://` without
+    /// one), the filesystem root (`file:///`, where a delivery would write `/store-id`), and,
+    /// when the store must outlive the process (`durable`: every command line call), an
+    /// in-memory database (`:memory:`, `memory://`), which would report a delivery accepted
+    /// and lose it when the process exits.
+    ///
+    /// ```
+    /// use dogana_stores::Spec;
+    /// assert!(Spec::parse("orders.db").check(true).is_ok());
+    /// assert!(Spec::parse("sqlite:").check(false).is_err());
+    /// assert!(Spec::parse("file://").check(false).is_err());
+    /// assert!(Spec::parse("duckdb::memory:").check(true).is_err());
+    /// assert!(Spec::parse("memory://x").check(false).is_ok());
+    /// ```
+    pub fn check(&self, durable: bool) -> Result<(), StoreError> {
+        let written = match self {
+            Spec::Sqlite(p) => format!("sqlite:{}", p.display()),
+            Spec::DuckDb(p) => format!("duckdb:{}", p.display()),
+            other => other.to_string(),
+        };
+        let refuse = |why: &str| Err(StoreError::InvalidSpec(format!("{written:?} {why}")));
+        let memory = "is an in-memory database, gone with the process: a delivery would be reported accepted and then lost; name a file or a directory";
+        match self {
+            Spec::Sqlite(p) | Spec::DuckDb(p) => {
+                let text = p.to_string_lossy();
+                if text.trim().is_empty() {
+                    return refuse(
+                        "names no file; write the database's path, as in sqlite:orders.db",
+                    );
+                }
+                if durable && (text == ":memory:" || text.starts_with("file::memory:")) {
+                    return refuse(memory);
+                }
+            }
+            Spec::Lake(root) => {
+                let path = root
+                    .strip_prefix("file://")
+                    .or_else(|| (!root.contains("://")).then_some(root.as_str()));
+                if let Some(path) = path {
+                    if path.trim().is_empty() {
+                        return refuse("names no directory; write the store's directory, as in file:///data/lake or lake:DIR");
+                    }
+                    if Path::new(path)
+                        .components()
+                        .all(|c| matches!(c, std::path::Component::RootDir))
+                    {
+                        return refuse("is the filesystem root; name the store's own directory, as in file:///data/lake");
+                    }
+                }
+                if durable && root.starts_with("memory://") {
+                    return refuse(memory);
+                }
+            }
+            Spec::Postgres(_) => {}
+        }
+        Ok(())
+    }
+
     /// The file it names, for a file backend.
     pub fn path(&self) -> Option<&Path> {
         match self {
@@ -163,6 +222,24 @@ pub fn without_password(url: &str) -> String {
         },
         None => url.to_owned(),
     }
+}
+
+/// The stable code of a store's error (`docs/errors.md`): [`StoreError::code`], with the
+/// lake store's own refusals named by theirs (`dogana_lake::LakeError::code`).
+///
+/// ```
+/// use dogana_stores::{code_of, StoreError};
+/// assert_eq!(code_of(&StoreError::NotAStore("x".into())), dogana_codes::NOT_A_STORE);
+/// ```
+pub fn code_of(e: &StoreError) -> dogana_codes::Code {
+    #[cfg(feature = "lake")]
+    if let Some(l) = dogana_lake::LakeError::of(e) {
+        return match e {
+            StoreError::Transient { code, .. } => *code,
+            _ => l.code(),
+        };
+    }
+    e.code()
 }
 
 fn unavailable(backend: Backend, spec: &Spec) -> StoreError {
@@ -212,6 +289,7 @@ pub fn open(spec: &Spec, write: bool) -> Result<Opened, StoreError> {
 /// [`open`] with options.
 pub fn open_with(spec: &Spec, write: bool, options: &OpenOptions) -> Result<Opened, StoreError> {
     use dogana_receiver::{Open, Store};
+    spec.check(false)?;
     let backend = spec.backend();
     if !backend.built() {
         return Err(unavailable(backend, spec));
@@ -253,6 +331,33 @@ pub fn open_with(spec: &Spec, write: bool, options: &OpenOptions) -> Result<Open
             let b = dogana_postgres::Postgres::connect(url, &o, write)?;
             Ok(Box::new(Store::new(b)))
         }
+        #[allow(unreachable_patterns)]
+        _ => Err(unavailable(backend, spec)),
+    }
+}
+
+/// The columns of table or view `table` in the database a spec names, in order, each with its
+/// type as that database's catalog spells it (SQLite's declared type, DuckDB's
+/// `information_schema.columns`, Postgres's `format_type`); None when it holds no such table.
+/// Read-only, through each backend's own connection; the database need not be a dogana store.
+/// A lake store has no catalog: its tables' columns are in their Parquet parts.
+pub fn table_columns(
+    spec: &Spec,
+    table: &str,
+) -> Result<Option<Vec<(String, String)>>, StoreError> {
+    let backend = spec.backend();
+    if !backend.built() {
+        return Err(unavailable(backend, spec));
+    }
+    match spec {
+        Spec::Sqlite(path) => dogana_sqlite::table_columns(path, table),
+        #[cfg(feature = "duckdb")]
+        Spec::DuckDb(path) => dogana_duckdb::table_columns(path, table),
+        #[cfg(feature = "postgres")]
+        Spec::Postgres(url) => dogana_postgres::table_columns(url, table),
+        Spec::Lake(_) => Err(StoreError::Unavailable(format!(
+            "store {spec} is a lake store, which has no catalog: read a table's columns from one of its Parquet parts (--from-parquet)"
+        ))),
         #[allow(unreachable_patterns)]
         _ => Err(unavailable(backend, spec)),
     }

@@ -275,6 +275,32 @@ impl Gate {
         Gate::core(ledger, manifest, now).0
     }
 
+    /// The `transition` refusal every ledger would give `manifest`, whatever its history: a
+    /// timestamp read of changes whose `since` is after its `produced_at` (TRANS-08). A
+    /// sender's tools (`dogana manifest`, `dogana check`) refuse such a manifest before any
+    /// receiver sees it; a receiver's gate refuses it as part of `transition`.
+    ///
+    /// ```
+    /// use dogana::{Contract, Deletions, Gate, LogicalType, Shape, Since};
+    /// let c = Contract::builder("t", ["id"])
+    ///     .shape("changes", Shape::changes(Deletions::Tombstone))
+    ///     .cursor_column("at").column("id", LogicalType::Int).column("at", LogicalType::Datetime)
+    ///     .deleted_column("gone").column("gone", LogicalType::Bool)
+    ///     .build().unwrap();
+    /// let t = "2026-10-27T00:00:00Z".parse().unwrap();
+    /// let late = "2026-10-28T00:00:00Z".parse::<dogana::Timestamp>().unwrap();
+    /// let m = c.manifest("changes", t).since(Since::Time(late)).rows(0).build().unwrap();
+    /// assert_eq!(Gate::refused_by_every_ledger(&m).unwrap().problem.rule, "TRANS-08");
+    /// ```
+    pub fn refused_by_every_ledger(manifest: &Manifest) -> Option<crate::RejectedDelivery> {
+        match manifest.since() {
+            Some(crate::Since::Time(s)) => {
+                crate::ledger::since_not_after(*s, manifest.produced_at()).err()
+            }
+            _ => None,
+        }
+    }
+
     fn core(
         ledger: &Ledger,
         manifest: &Manifest,

@@ -560,6 +560,20 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// TRANS-08's first clause, which holds whatever the ledger: a timestamp read of changes
+/// starts no later than its produced_at.
+pub(crate) fn since_not_after(since: Timestamp, t: Timestamp) -> Result<(), RejectedDelivery> {
+    if since > t {
+        return Err(refuse(
+            "TRANS-08",
+            "since",
+            since,
+            format!("a read of changes starts no later than its produced_at, {t}"),
+        ));
+    }
+    Ok(())
+}
+
 fn refuse(
     rule: &'static str,
     field: &str,
@@ -1207,15 +1221,7 @@ impl Ledger {
     }
 
     fn since_before(&self, since: Timestamp, t: Timestamp) -> Result<(), RejectedDelivery> {
-        if since > t {
-            return Err(refuse(
-                "TRANS-08",
-                "since",
-                since,
-                format!("a read of changes starts no later than its produced_at, {t}"),
-            ));
-        }
-        Ok(())
+        since_not_after(since, t)
     }
 
     fn split(&mut self, at: &Start) {

@@ -63,7 +63,7 @@ pub use claims::{Claims, RegionClaim, State};
 pub use contract::{column_hash, is_sha256_hex, Contract, ContractBuilder, NAME_MAX};
 /// Shows a value someone else wrote in a message, escaped and cut (re-exported from
 /// `dogana_json`, the crate every other one depends on).
-pub use dogana_json::{quoted, quoted_bytes, Quoted, SHOWN};
+pub use dogana_json::{needs_escape, quoted, quoted_bytes, shown, Quoted, SHOWN};
 pub use error::{
     DoganaError, InconsistentPublication, InvalidContract, PlanningError, Problem,
     RejectedDelivery, SerializationError, PROBLEM_TEXT_MAX,

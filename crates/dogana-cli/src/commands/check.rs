@@ -18,6 +18,7 @@ use crate::commands::manifest_check;
 use crate::input::{self, shown};
 use crate::output;
 use crate::refusal::{Refusal, Result};
+use dogana_codes as codes;
 
 pub fn run(a: CheckArgs) -> Result<()> {
     let contract = input::contract(&a.contract)?;
@@ -31,7 +32,7 @@ pub fn run(a: CheckArgs) -> Result<()> {
     match manifest_check(&contract, &manifest) {
         Ok(detail) => checks.push(Check::pass("manifest", detail)),
         Err(detail) => {
-            refusal = Some(Refusal::new(format!(
+            refusal = Some(Refusal::new(codes::MANIFEST_INVALID, format!(
                 "manifest {mpath} is invalid for contract {:?}: {detail}; write it again with dogana manifest",
                 contract.table()
             )));
@@ -56,7 +57,7 @@ pub fn run(a: CheckArgs) -> Result<()> {
             "passed": refusal.is_none(),
             "checks": checks.iter().map(Wire::to_value).collect::<Vec<Value>>(),
         });
-        output::stdout(format!("{}\n", dogana_json::canonical(&doc)).as_bytes())?;
+        output::json(&format!("{}\n", dogana_json::canonical(&doc)))?;
     }
     match refusal {
         Some(r) => Err(r),
@@ -83,7 +84,7 @@ fn content(
         let detail = "the manifest declares no content_hash, so it does not name the file's bytes";
         return (
             Check::fail("content_hash", detail),
-            Some(Refusal::new(format!(
+            Some(Refusal::new(codes::MANIFEST_INVALID, format!(
                 "manifest {mpath} declares no content_hash, so nothing ties it to {file} (CLI-17); write it again with dogana manifest, which declares one"
             ))),
         );
@@ -95,7 +96,7 @@ fn content(
     match actual {
         Err(e) => (
             Check::fail("content_hash", format!("cannot read {file}: {e}")),
-            Some(Refusal::new(format!(
+            Some(Refusal::new(codes::FILE_UNREADABLE, format!(
                 "cannot read {file}: {e}; name the delivered file, readable by this user"
             ))),
         ),
@@ -108,7 +109,7 @@ fn content(
                 "content_hash",
                 format!("declared {declared}, the file's SHA-256 is {actual}"),
             ),
-            Some(Refusal::new(format!(
+            Some(Refusal::new(codes::FILE_MISMATCH, format!(
                 "{file} does not match its manifest: {mpath} declares content_hash {declared}, the file's SHA-256 is {actual} (CLI-16); deliver the file the manifest describes, or write a new manifest with dogana manifest --force"
             ))),
         ),

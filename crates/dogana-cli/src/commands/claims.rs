@@ -19,6 +19,7 @@ use crate::input;
 use crate::output;
 use crate::refusal::{refuse, Refusal, Result};
 use crate::typed;
+use dogana_codes as codes;
 
 /// The current time, read once.
 pub fn now() -> Result<Timestamp> {
@@ -29,7 +30,10 @@ pub fn now() -> Result<Timestamp> {
         .and_then(Timestamp::from_micros);
     match micros {
         Some(t) => Ok(t),
-        None => refuse!("the system clock is outside the protocol's domain; pass --at TIME"),
+        None => refuse!(
+            codes::OPTION_INVALID,
+            "the system clock is outside the protocol's domain; pass --at TIME"
+        ),
     }
 }
 
@@ -112,17 +116,21 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
         None => None,
     };
     let cut = |e: dogana::InvalidContract| -> Refusal {
-        Refusal::new(format!(
-            "cannot cut the claims: {}; fix --window",
-            e.problem()
-        ))
+        Refusal::new(
+            codes::OPTION_INVALID,
+            format!("cannot cut the claims: {}; fix --window", e.problem()),
+        )
     };
     if a.json || a.dates {
         let claims = ledger.claims(at, limit, window.as_ref()).map_err(cut)?;
         let table = ledger.contract().table();
         let bytes = match (a.json, a.dates) {
-            (true, true) => dated_json(&claims, &[table]).into_bytes(),
-            (true, false) => format!("{}\n", claims.to_json()).into_bytes(),
+            (true, true) => output::json_text(&dated_json(&claims, &[table]))
+                .into_owned()
+                .into_bytes(),
+            (true, false) => output::json_text(&format!("{}\n", claims.to_json()))
+                .into_owned()
+                .into_bytes(),
             _ => {
                 let mut buf = Vec::with_capacity(128 * (claims.regions().len() + 2));
                 print(&claims, table, &mut buf).expect("writing to memory");
@@ -159,6 +167,9 @@ pub fn run(a: ClaimsArgs) -> Result<()> {
         Ok(()) => Ok(()),
         // A closed pipe (`dogana claims ... | head`) is not an error, as in `output::stdout`.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => refuse!("cannot write to standard output: {e}"),
+        Err(e) => refuse!(
+            codes::OUTPUT_UNWRITABLE,
+            "cannot write to standard output: {e}"
+        ),
     }
 }

@@ -10,6 +10,8 @@ use serde_json::Value;
 
 use crate::cli::IdentityArgs;
 use crate::input::{self, shown};
+use dogana_codes as codes;
+
 use crate::output;
 use crate::refusal::{refuse, Result};
 
@@ -19,13 +21,11 @@ macro_rules! dispatch {
         match $kind {
             $(<$t as Wire>::KIND => match <$t as FromWire>::from_value($value) {
                 Ok(v) => Ok(format!("{} {}\n", <$t as Wire>::KIND, v.identity())),
-                Err(e) => refuse!(
-                    "{} is not a valid {}: {}; fix the document",
+                Err(e) => refuse!(codes::DOCUMENT_INVALID, "{} is not a valid {}: {}; fix the document",
                     $name, <$t as Wire>::KIND, e.0
                 ),
             },)*
-            other => refuse!(
-                "{} has kind {}, which dogana cannot read; the kinds are {}",
+            other => refuse!(codes::DOCUMENT_INVALID, "{} has kind {}, which dogana cannot read; the kinds are {}",
                 $name,
                 dogana::quoted(other, dogana::SHOWN),
                 [$(<$t as Wire>::KIND),*].join(", ")
@@ -38,13 +38,13 @@ pub fn run(args: IdentityArgs) -> Result<()> {
     let name = shown(&args.doc);
     if !input::is_dash(&args.doc) && args.doc.extension().is_some_and(|e| e == "toml") {
         let contract = input::contract(&args.doc)?;
-        return output::stdout(format!("Contract {}\n", contract.identity()).as_bytes());
+        return print(&format!("Contract {}\n", contract.identity()), args.json);
     }
     let value = input::json(&args.doc, "document")?;
     let kind = match value.get("kind") {
         Some(Value::String(k)) => k.as_str(),
-        Some(_) => refuse!("{name}: \"kind\" is not a string; a wire document names its kind, as in \"kind\": \"Manifest\""),
-        None => refuse!("{name} has no \"kind\", so it is not a dogana wire document; a wire document names its kind, as in \"kind\": \"Manifest\""),
+        Some(_) => refuse!(codes::DOCUMENT_INVALID, "{name}: \"kind\" is not a string; a wire document names its kind, as in \"kind\": \"Manifest\""),
+        None => refuse!(codes::DOCUMENT_INVALID, "{name} has no \"kind\", so it is not a dogana wire document; a wire document names its kind, as in \"kind\": \"Manifest\""),
     };
     let line = dispatch!(
         kind,
@@ -67,5 +67,15 @@ pub fn run(args: IdentityArgs) -> Result<()> {
             Extraction
         ]
     )?;
-    output::stdout(line.as_bytes())
+    print(&line, args.json)
+}
+
+/// The `<Kind> <identity>` line, or with `json` the object `{"kind": …, "identity": …}`.
+fn print(line: &str, json: bool) -> Result<()> {
+    if !json {
+        return output::stdout(line.as_bytes());
+    }
+    let (kind, identity) = line.trim_end().split_once(' ').unwrap_or((line, ""));
+    let doc = serde_json::json!({ "kind": kind, "identity": identity });
+    output::json(&format!("{doc}\n"))
 }

@@ -17,11 +17,14 @@ use crate::cli::{CollectArgs, DuckdbSqlArgs, FoldArgs, ReplicateArgs};
 #[cfg(not(feature = "lake"))]
 use crate::refusal::refuse;
 use crate::refusal::Result;
+#[cfg(not(feature = "lake"))]
+use dogana_codes as codes;
 
 #[cfg(feature = "lake")]
 mod imp {
     use std::path::Path;
 
+    use dogana_codes as codes;
     use dogana_lake::{Lake, LakeError, LakeOptions};
     use dogana_receiver::{Open, StoreError};
     use dogana_stores::Spec;
@@ -33,10 +36,16 @@ mod imp {
 
     /// The lake root a `--store` names, or a refusal naming what it is instead.
     pub fn root(store: &Path, verb: &str) -> Result<String> {
-        match Spec::parse(&store.to_string_lossy()) {
+        let spec = Spec::parse(&store.to_string_lossy());
+        if let Err(e) = spec.check(true) {
+            return Err(
+                Refusal::new(codes::STORE_SPEC_INVALID, format!("--store: {e}"))
+                    .at("--store", shown(store)),
+            );
+        }
+        match spec {
             Spec::Lake(root) => Ok(root),
-            other => refuse!(
-                "dogana {verb} works on a lake store, and {} is a {} store; name a lake store (file:///dir, s3://bucket/prefix, gs://, az://, lake:DIR)",
+            other => refuse!(codes::STORE_SPEC_INVALID, "dogana {verb} works on a lake store, and {} is a {} store; name a lake store (file:///dir, s3://bucket/prefix, gs://, az://, lake:DIR)",
                 shown(store),
                 other.backend().name()
             ),
@@ -46,10 +55,14 @@ mod imp {
     /// Opens an existing lake store: a missing one is refused, never created.
     pub fn open(store: &Path, root: &str, write: bool, options: &LakeOptions) -> Result<Lake> {
         let failed = |e: StoreError| match e {
-            StoreError::NotAStore(m) => Refusal::new(format!(
-                "not a dogana lake store: {m}; name a store made by dogana deliver"
-            )),
-            e => Refusal::new(format!("cannot open the store {}: {e}", shown(store))),
+            StoreError::NotAStore(m) => Refusal::new(
+                codes::NOT_A_STORE,
+                format!("not a dogana lake store: {m}; name a store made by dogana deliver"),
+            ),
+            e => Refusal::new(
+                dogana_stores::code_of(&e),
+                format!("cannot open the store {}: {e}", shown(store)),
+            ),
         };
         // a reader first: a root without a store is refused before anything is created
         let lake = Lake::open(Path::new(root), options, false).map_err(failed)?;
@@ -66,10 +79,13 @@ mod imp {
             Some(LakeError::LeaseHeld { .. }) => "; try again once the writer is done",
             _ => "",
         };
-        Refusal::new(format!(
-            "{what} failed on store {}: {e}{hint}; nothing was published",
-            shown(store)
-        ))
+        Refusal::new(
+            dogana_stores::code_of(e),
+            format!(
+                "{what} failed on store {}: {e}{hint}; nothing was published",
+                shown(store)
+            ),
+        )
     }
 
     /// The tables a verb works on: `table`, refused when the store lacks it, or all.
@@ -80,6 +96,7 @@ mod imp {
         Ok(match table {
             Some(t) if known.contains(&t) => vec![t],
             Some(t) => refuse!(
+                codes::TABLE_UNKNOWN,
                 "store {} has no table {t:?}; its tables: {}",
                 shown(store),
                 if known.is_empty() {
@@ -100,39 +117,66 @@ mod imp {
         };
         let mut lake = open(&a.store, &root, true, &options)?;
         let names = tables(&lake, &a.store, a.table)?;
-        let mut out = String::new();
-        if names.is_empty() {
-            out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
+        let mut out = output::Lines::new();
+        let mut reports = Vec::new();
+        if names.is_empty() && !a.json {
+            out.line(format!("{}: no tables yet", shown(&a.store)));
         }
         for table in &names {
             let r = lake
                 .fold(table)
                 .map_err(|e| failed(&format!("folding {table:?}"), &a.store, &e))?;
+            if a.json {
+                reports.push(serde_json::json!({
+                    "table": r.table,
+                    "folded": r.snapshot.is_some(),
+                    "parts_before": r.parts_before,
+                    "parts_after": r.parts_after,
+                    "merges": r.merges,
+                    "rewritten": r.rewritten,
+                    "bytes_merged": r.bytes_merged,
+                    "bytes_written": r.bytes_written,
+                    "snapshot": r.snapshot,
+                    "fence": r.fence,
+                }));
+                continue;
+            }
             if r.snapshot.is_some() {
                 let rewritten = if r.rewritten > 0 {
                     format!(", {} rewritten without their shadowed rows", r.rewritten)
                 } else {
                     String::new()
                 };
-                out.push_str(&format!(
-                    "{table}: folded {} parts into {} ({} merges of 4{rewritten}; {} bytes merged, {} written), fence {}\n",
+                out.line(format!(
+                    "{table}: folded {} parts into {} ({} merges of 4{rewritten}; {} bytes merged, {} written), fence {}",
                     r.parts_before, r.parts_after, r.merges, r.bytes_merged, r.bytes_written, r.fence
                 ));
             } else {
-                out.push_str(&format!(
-                    "{table}: nothing to fold: {} parts, every size tier holds fewer than 4\n",
+                out.line(format!(
+                    "{table}: nothing to fold: {} parts, every size tier holds fewer than 4",
                     r.parts_before
                 ));
             }
         }
-        output::stdout(output::shown_lines(&out).as_bytes())?;
-        Ok(())
+        print(out, reports, a.json)
+    }
+
+    /// The command's lines, or with `json` its reports as one JSON array.
+    fn print(out: output::Lines, reports: Vec<serde_json::Value>, json: bool) -> Result<()> {
+        if json {
+            let doc = serde_json::Value::Array(reports);
+            return output::json(&format!("{doc}\n"));
+        }
+        out.print()
     }
 
     pub fn collect(a: CollectArgs) -> Result<()> {
         // rule: store.collect.retain-generations — 0 is refused at the parse
-        let retain = dogana_lake::layout::parse_retain_generations(&a.retain_generations)
-            .map_err(|e| Refusal::new(format!("--retain-generations: {e}")))?;
+        let retain =
+            dogana_lake::layout::parse_retain_generations(&a.retain_generations).map_err(|e| {
+                Refusal::new(codes::CONFIG_INVALID, format!("--retain-generations: {e}"))
+                    .at("--retain-generations", &a.retain_generations)
+            })?;
         let root = root(&a.store, "collect")?;
         let options = LakeOptions {
             lock_wait: lock_wait(&a.lock_timeout)?,
@@ -140,28 +184,39 @@ mod imp {
         };
         let mut lake = open(&a.store, &root, true, &options)?;
         let names = tables(&lake, &a.store, a.table)?;
-        let mut out = String::new();
-        if names.is_empty() {
-            out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
+        let mut out = output::Lines::new();
+        let mut reports = Vec::new();
+        if names.is_empty() && !a.json {
+            out.line(format!("{}: no tables yet", shown(&a.store)));
         }
         for table in &names {
             let r = lake
                 .collect(table, retain)
                 .map_err(|e| failed(&format!("collecting {table:?}"), &a.store, &e))?;
+            if a.json {
+                reports.push(serde_json::json!({
+                    "table": r.table,
+                    "retained": r.retained,
+                    "reclaimed": r.reclaimed,
+                    "deleted": r.deleted,
+                    "bytes": r.bytes,
+                    "record": r.record,
+                }));
+                continue;
+            }
             if r.record.is_some() {
-                out.push_str(&format!(
-                    "{table}: kept {} snapshots whole; deleted {} parts ({} bytes) of {} older snapshots, their manifests, receipts and ledgers kept\n",
+                out.line(format!(
+                    "{table}: kept {} snapshots whole; deleted {} parts ({} bytes) of {} older snapshots, their manifests, receipts and ledgers kept",
                     r.retained, r.deleted, r.bytes, r.reclaimed
                 ));
             } else {
-                out.push_str(&format!(
-                    "{table}: nothing to collect: every part is named by one of the {} snapshots kept\n",
+                out.line(format!(
+                    "{table}: nothing to collect: every part is named by one of the {} snapshots kept",
                     r.retained
                 ));
             }
         }
-        output::stdout(output::shown_lines(&out).as_bytes())?;
-        Ok(())
+        print(out, reports, a.json)
     }
 
     pub fn duckdb_sql(a: DuckdbSqlArgs) -> Result<()> {
@@ -174,6 +229,7 @@ mod imp {
         match sql {
             Some(sql) => output::stdout(sql.as_bytes())?,
             None => refuse!(
+                codes::TABLE_UNKNOWN,
                 "table {table:?} of store {} has nothing published yet",
                 shown(&a.store)
             ),
@@ -184,22 +240,35 @@ mod imp {
     pub fn replicate(a: ReplicateArgs) -> Result<()> {
         let from = root(&a.from, "replicate")?;
         let lake = open(&a.from, &from, false, &LakeOptions::default())?;
-        let to = match Spec::parse(&a.to.to_string_lossy()) {
+        let to_spec = Spec::parse(&a.to.to_string_lossy());
+        if let Err(e) = to_spec.check(true) {
+            return Err(
+                Refusal::new(codes::STORE_SPEC_INVALID, format!("--to: {e}"))
+                    .at("--to", shown(&a.to)),
+            );
+        }
+        let to = match to_spec {
             Spec::Lake(r) if r.starts_with("file://") || !r.contains("://") => r,
             Spec::Sqlite(p) => p.to_string_lossy().into_owned(),
             _ => refuse!(
+                codes::STORE_SPEC_INVALID,
                 "--to {} is not a local directory; a replica is a directory on this machine",
                 shown(&a.to)
             ),
         };
-        let target = dogana_lake::objects::Root::open(&to)
-            .map_err(|e| Refusal::new(format!("cannot open the replica {}: {e}", shown(&a.to))))?;
+        let target = dogana_lake::objects::Root::open(&to).map_err(|e| {
+            Refusal::new(
+                e.code(),
+                format!("cannot open the replica {}: {e}", shown(&a.to)),
+            )
+        })?;
         let known = lake
             .table_names()
             .map_err(|e| failed("listing the tables", &a.from, &e))?;
         for t in &a.tables {
             if !known.contains(t) {
                 refuse!(
+                    codes::TABLE_UNKNOWN,
                     "store {} has no table {t:?}; its tables: {}",
                     shown(&a.from),
                     known.join(", ")
@@ -209,13 +278,28 @@ mod imp {
         let reports =
             dogana_lake::replica::pull(&lake, &shown(&a.from), &target, &a.tables, a.adopt)
                 .map_err(|e| {
-                    Refusal::new(format!(
-                        "replicating {} into {} failed: {e}; no table's pointer was moved",
-                        shown(&a.from),
-                        shown(&a.to)
-                    ))
+                    Refusal::new(
+                        dogana_stores::code_of(&e),
+                        format!(
+                            "replicating {} into {} failed: {e}; no table's pointer was moved",
+                            shown(&a.from),
+                            shown(&a.to)
+                        ),
+                    )
                 })?;
-        let mut out = String::new();
+        if a.json {
+            let docs = reports
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "table": r.table, "from": r.from, "to": r.to,
+                        "parts": r.parts, "bytes": r.bytes,
+                    })
+                })
+                .collect();
+            return print(output::Lines::new(), docs, true);
+        }
+        let mut out = output::Lines::new();
         for r in &reports {
             let short = |k: &Option<String>| {
                 k.as_deref()
@@ -224,10 +308,10 @@ mod imp {
                     .unwrap_or_else(|| "nothing".into())
             };
             if r.from == r.to {
-                out.push_str(&format!("{}: up to date at {}\n", r.table, short(&r.to)));
+                out.line(format!("{}: up to date at {}", r.table, short(&r.to)));
             } else {
-                out.push_str(&format!(
-                    "{}: {} -> {} ({} parts, {} bytes copied)\n",
+                out.line(format!(
+                    "{}: {} -> {} ({} parts, {} bytes copied)",
                     r.table,
                     short(&r.from),
                     short(&r.to),
@@ -237,17 +321,15 @@ mod imp {
             }
         }
         if reports.is_empty() {
-            out.push_str(&format!("{}: no tables yet\n", shown(&a.from)));
+            out.line(format!("{}: no tables yet", shown(&a.from)));
         }
-        output::stdout(output::shown_lines(&out).as_bytes())?;
-        Ok(())
+        out.print()
     }
 }
 
 #[cfg(not(feature = "lake"))]
 fn no_lake(verb: &str) -> Result<()> {
-    refuse!(
-        "dogana {verb} needs the lake store, which this build does not have; build dogana with cargo build -p dogana-cli --features lake"
+    refuse!(codes::BACKEND_NOT_BUILT, "dogana {verb} needs the lake store, which this build does not have; build dogana with cargo build -p dogana-cli --features lake"
     )
 }
 

@@ -17,6 +17,7 @@ use crate::input::{self, shown};
 use crate::output;
 use crate::refusal::{refuse, Result};
 use crate::typed;
+use dogana_codes as codes;
 
 /// The default manifest path: the data path with `.json` appended (CLI-04).
 pub fn default_path(file: &Path) -> PathBuf {
@@ -44,6 +45,7 @@ pub fn run(a: ManifestArgs) -> Result<()> {
     let Some(shape) = contract.shape(&a.shape) else {
         let names: Vec<String> = contract.shapes().keys().map(|k| format!("{k:?}")).collect();
         refuse!(
+            codes::MANIFEST_INVALID,
             "contract for table {:?} has no shape {:?}; pass --shape with one of {}",
             contract.table(),
             a.shape,
@@ -64,10 +66,15 @@ pub fn run(a: ManifestArgs) -> Result<()> {
     // FILE must be readable before any work is done.
     match File::open(&a.file) {
         Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => {
-            refuse!("{} is a directory; name the delivered file", shown(&a.file))
+            refuse!(
+                codes::FILE_UNREADABLE,
+                "{} is a directory; name the delivered file",
+                shown(&a.file)
+            )
         }
         Ok(_) => {}
         Err(e) => refuse!(
+            codes::FILE_UNREADABLE,
             "cannot read {}: {e}; name the delivered file, readable by this user",
             shown(&a.file)
         ),
@@ -81,8 +88,7 @@ pub fn run(a: ManifestArgs) -> Result<()> {
         (Some(bounds), Coverage::Window) => {
             builder = builder.window(typed::window(&contract, bounds, "drop --window")?);
         }
-        (Some(_), Coverage::Table) => refuse!(
-            "shape {:?} covers the whole table, so it takes no window; drop --window, or name a window shape",
+        (Some(_), Coverage::Table) => refuse!(codes::MANIFEST_INVALID, "shape {:?} covers the whole table, so it takes no window; drop --window, or name a window shape",
             a.shape
         ),
         (None, Coverage::Window) => {
@@ -90,15 +96,13 @@ pub fn run(a: ManifestArgs) -> Result<()> {
                 .window_type()
                 .expect("a contract with a window shape types its window column");
             if shape.window_size().is_none() {
-                refuse!(
-                    "shape {:?} covers a window and has no size, so no window ends at --produced-at; pass --window LOW HIGH (CLI-09)",
+                refuse!(codes::MANIFEST_INVALID, "shape {:?} covers a window and has no size, so no window ends at --produced-at; pass --window LOW HIGH (CLI-09)",
                     a.shape
                 )
             }
             match shape.window_ending_at(produced_at, ty) {
                 Ok(w) => builder = builder.window(w),
-                Err(e) => refuse!(
-                    "shape {:?} has no rolling window: {}; pass --window LOW HIGH",
+                Err(e) => refuse!(codes::MANIFEST_INVALID, "shape {:?} has no rolling window: {}; pass --window LOW HIGH",
                     a.shape,
                     e.problem()
                 ),
@@ -108,8 +112,7 @@ pub fn run(a: ManifestArgs) -> Result<()> {
     }
     match &a.since {
         Some(text) => builder = builder.since(typed::since(&a.shape, shape, text)?),
-        None if shape.is_changed_only() => refuse!(
-            "shape {:?} reads changes since a {} checkpoint; pass --since with where the read starts",
+        None if shape.is_changed_only() => refuse!(codes::MANIFEST_INVALID, "shape {:?} reads changes since a {} checkpoint; pass --since with where the read starts",
             a.shape,
             shape.checkpoint()
         ),
@@ -119,6 +122,7 @@ pub fn run(a: ManifestArgs) -> Result<()> {
         builder = builder.generation(typed::generation(&contract, text)?);
     } else if shape.is_feed() {
         refuse!(
+            codes::MANIFEST_INVALID,
             "shape {:?} is a {} feed, which issues the position it ends at; pass --generation",
             a.shape,
             shape.checkpoint()
@@ -129,6 +133,7 @@ pub fn run(a: ManifestArgs) -> Result<()> {
     let validate = |m: &dogana::Manifest| -> Result<()> {
         if let Err(detail) = manifest_check(&contract, m) {
             refuse!(
+                codes::MANIFEST_INVALID,
                 "the manifest is invalid for contract {:?}: {detail}; {}",
                 contract.table(),
                 hint(&detail)
@@ -139,6 +144,7 @@ pub fn run(a: ManifestArgs) -> Result<()> {
     match builder.clone().build() {
         Ok(m) => validate(&m)?,
         Err(e) => refuse!(
+            codes::MANIFEST_INVALID,
             "the manifest is invalid: {}; {}",
             e.problem(),
             hint(&e.problem().field)
@@ -146,17 +152,25 @@ pub fn run(a: ManifestArgs) -> Result<()> {
     }
     let content_hash = match dogana_rows::sha256_file(&a.file) {
         Ok(h) => h,
-        Err(e) => refuse!("cannot read {}: {e}", shown(&a.file)),
+        Err(e) => refuse!(
+            codes::FILE_UNREADABLE,
+            "cannot read {}: {e}",
+            shown(&a.file)
+        ),
     };
     let manifest = match builder.content_hash(content_hash).build() {
         Ok(m) => m,
-        Err(e) => refuse!("the manifest is invalid: {}", e.problem()),
+        Err(e) => refuse!(
+            codes::MANIFEST_INVALID,
+            "the manifest is invalid: {}",
+            e.problem()
+        ),
     };
     validate(&manifest)?;
 
     let document = format!("{}\n", manifest.to_json());
     match target {
-        None => output::stdout(document.as_bytes()),
+        None => output::json(&document),
         Some(path) => {
             output::file(&path, document.as_bytes(), a.force, "manifest")?;
             output::stdout(

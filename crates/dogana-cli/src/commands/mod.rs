@@ -2,7 +2,9 @@
 //! [`Refusal`](crate::refusal::Refusal); `main` turns the result into the exit status.
 //!
 //! Layout:
-//! - sender side, no store: [`manifest`], [`check`], [`contract`];
+//! - sender side, no store: [`manifest`], [`check`], [`contract`] (its columns read from an
+//!   ODCS document, a dbt manifest, a live table or a Parquet file: `columns_from`);
+//! - service levels: [`sla`] (an ODCS document's slaProperties against a store's claims);
 //! - reader side: [`claims`] (from a ledger document, or from a store with `--store DB TABLE`);
 //! - receiver side, on any store `--store` names: [`receiver`] (`deliver`, `receipts`, `verify`,
 //!   and the ledger `claims --store` reads);
@@ -26,6 +28,7 @@ pub mod manifest;
 pub mod plan;
 pub mod receiver;
 pub mod show;
+pub mod sla;
 
 use crate::cli::{Cli, Command};
 use crate::refusal::Result;
@@ -56,6 +59,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replicate(a) => lake::replicate(a),
         Command::DuckdbSql(a) => lake::duckdb_sql(a),
         Command::Contract(a) => contract::run(a),
+        Command::Sla(a) => sla::run(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),
         Command::Completions(a) => completions::run(a),
@@ -63,8 +67,11 @@ pub fn run(cli: Cli) -> Result<()> {
 }
 
 /// The gate's `manifest` check of `manifest` against `contract` (GATE-03): the declarations
-/// agree with each other and with the contract, schema hash included. Returns the check's
-/// detail when it passes, and the failure's detail otherwise.
+/// agree with each other and with the contract, schema hash included; then the `transition`
+/// refusal every ledger would give it (`Gate::refused_by_every_ledger`: a read of changes
+/// whose since is after its produced_at, TRANS-08), so that a sender's tools refuse what no
+/// receiver can accept. Returns the check's detail when it passes, and the failure's
+/// detail otherwise.
 pub fn manifest_check(
     contract: &dogana::Contract,
     manifest: &dogana::Manifest,
@@ -75,9 +82,11 @@ pub fn manifest_check(
         .iter()
         .find(|c| c.name() == "manifest")
         .expect("preflight always runs the manifest check");
-    if check.passed() {
-        Ok(check.detail().to_owned())
-    } else {
-        Err(check.detail().to_owned())
+    if !check.passed() {
+        return Err(check.detail().to_owned());
     }
+    if let Some(refused) = dogana::Gate::refused_by_every_ledger(manifest) {
+        return Err(refused.problem.to_string());
+    }
+    Ok(check.detail().to_owned())
 }

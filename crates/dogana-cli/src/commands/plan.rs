@@ -21,27 +21,27 @@ use crate::commands::{claims, receiver};
 use crate::output;
 use crate::refusal::{refuse, Result};
 use crate::typed;
+use dogana_codes as codes;
 
 pub fn ledger(a: LedgerArgs) -> Result<()> {
     let ledger = receiver::stored_ledger(&a.store, std::path::Path::new(&a.table))?;
-    output::stdout(format!("{}\n", ledger.to_json()).as_bytes())
+    output::json(&format!("{}\n", ledger.to_json()))
 }
 
 /// One extraction's lines: what to read, and the boundary the extractor reads at.
-fn extraction_lines(x: &Extraction) -> String {
-    let mut s = format!("{x}\n");
-    s.push_str(&format!(
-        "  read the source at {} and declare produced_at {} (dogana manifest --shape {} --produced-at {})\n",
+fn extraction_lines(out: &mut output::Lines, x: &Extraction) {
+    out.line(x.to_string());
+    out.line(format!(
+        "  read the source at {} and declare produced_at {} (dogana manifest --shape {} --produced-at {})",
         x.until(),
         x.until(),
         x.shape(),
         x.until()
     ));
-    s
 }
 
 fn planning_refusal(e: &dogana::PlanningError) -> crate::refusal::Refusal {
-    crate::refusal::Refusal::new(format!("{e}"))
+    crate::refusal::Refusal::new(codes::PLANNING_REFUSED, format!("{e}"))
 }
 
 pub fn plan(a: PlanArgs) -> Result<()> {
@@ -54,6 +54,7 @@ pub fn plan(a: PlanArgs) -> Result<()> {
     }
     let [table] = &a.tables[..] else {
         refuse!(
+            codes::OPTION_INVALID,
             "{} tables given: plan one table, or several at one instant with --together",
             a.tables.len()
         )
@@ -82,22 +83,27 @@ pub fn plan(a: PlanArgs) -> Result<()> {
             "extraction".into(),
             planned.as_ref().map_or(Value::Null, Wire::to_value),
         );
-        format!("{}\n", dogana_json::canonical(&Value::Object(obj)))
+        return output::json(&format!(
+            "{}\n",
+            dogana_json::canonical(&Value::Object(obj))
+        ));
     } else {
+        let mut lines = output::Lines::new();
         match &planned {
-            None => format!(
-                "{}: the claims already meet {requirement}; no read is needed\n",
+            None => lines.line(format!(
+                "{}: the claims already meet {requirement}; no read is needed",
                 ledger.contract().table()
-            ),
-            Some(x) => extraction_lines(x),
+            )),
+            Some(x) => extraction_lines(&mut lines, x),
         }
+        lines.text().to_owned()
     };
-    output::stdout(output::shown_lines(&out).as_bytes())
+    output::stdout(out.as_bytes())
 }
 
 fn together(a: PlanArgs, at: dogana::Timestamp) -> Result<()> {
     if a.complete_as_of.is_some() || a.deletions_as_of.is_some() || a.window.is_some() {
-        refuse!("--together plans one exact instant no earlier than --at: drop --complete-as-of, --deletions-as-of and --window")
+        refuse!(codes::OPTION_INVALID, "--together plans one exact instant no earlier than --at: drop --complete-as-of, --deletions-as-of and --window")
     }
     let mut ledgers = Vec::new();
     for table in &a.tables {
@@ -108,22 +114,31 @@ fn together(a: PlanArgs, at: dogana::Timestamp) -> Result<()> {
     }
     let group = match Group::new(ledgers.iter().map(|l| l.contract().clone())) {
         Ok(g) => g,
-        Err(e) => refuse!("these tables are not one group: {}", e.problem()),
+        Err(e) => refuse!(
+            codes::GROUP_INVALID,
+            "these tables are not one group: {}",
+            e.problem()
+        ),
     };
     let planned = plan_together(&group, &ledgers, at, None).map_err(|e| planning_refusal(&e))?;
     let out = if a.json {
         let docs: Vec<Value> = planned.iter().flatten().map(Wire::to_value).collect();
-        format!("{}\n", dogana_json::canonical(&Value::Array(docs)))
+        return output::json(&format!(
+            "{}\n",
+            dogana_json::canonical(&Value::Array(docs))
+        ));
     } else {
+        let mut lines = output::Lines::new();
         match &planned {
-            None => format!(
-                "{}: already exact together at an instant no earlier than {at}; no read is needed\n",
+            None => lines.line(format!(
+                "{}: already exact together at an instant no earlier than {at}; no read is needed",
                 a.tables.join(" + ")
-            ),
-            Some(list) => list.iter().map(extraction_lines).collect(),
+            )),
+            Some(list) => list.iter().for_each(|x| extraction_lines(&mut lines, x)),
         }
+        lines.text().to_owned()
     };
-    output::stdout(output::shown_lines(&out).as_bytes())
+    output::stdout(out.as_bytes())
 }
 
 pub fn next(a: NextArgs) -> Result<()> {
@@ -135,12 +150,12 @@ pub fn next(a: NextArgs) -> Result<()> {
     };
     let x = next_extraction(&ledger, &a.shape, until, window.as_ref())
         .map_err(|e| planning_refusal(&e))?;
-    let out = if a.json {
-        format!("{}\n", x.to_json())
-    } else {
-        extraction_lines(&x)
-    };
-    output::stdout(output::shown_lines(&out).as_bytes())
+    if a.json {
+        return output::json(&format!("{}\n", x.to_json()));
+    }
+    let mut lines = output::Lines::new();
+    extraction_lines(&mut lines, &x);
+    lines.print()
 }
 
 /// `dogana claims --store DB TABLE TABLE...`: every table's regions, then the minima across
@@ -148,7 +163,10 @@ pub fn next(a: NextArgs) -> Result<()> {
 /// `--window TABLE=LOW,HIGH`.
 pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     let Some(db) = &a.store else {
-        refuse!("several tables are read from a store: dogana claims --store DB TABLE TABLE...")
+        refuse!(
+            codes::OPTION_INVALID,
+            "several tables are read from a store: dogana claims --store DB TABLE TABLE..."
+        )
     };
     let mut names: Vec<String> = a
         .ledger
@@ -162,7 +180,11 @@ pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     }
     let group = match Group::new(ledgers.iter().map(|l| l.contract().clone())) {
         Ok(g) => g,
-        Err(e) => refuse!("these tables are not one group: {}", e.problem()),
+        Err(e) => refuse!(
+            codes::GROUP_INVALID,
+            "these tables are not one group: {}",
+            e.problem()
+        ),
     };
     let at = match &a.at {
         Some(t) => typed::time("--at", t)?,
@@ -172,16 +194,25 @@ pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     let mut windows = std::collections::BTreeMap::new();
     for spec in a.window.iter().flatten() {
         let Some((table, bounds)) = spec.split_once('=') else {
-            refuse!("--window {spec:?}: with several tables write --window TABLE=LOW,HIGH")
+            refuse!(
+                codes::OPTION_INVALID,
+                "--window {spec:?}: with several tables write --window TABLE=LOW,HIGH"
+            )
         };
         let Some(ledger) = ledgers
             .iter()
             .find(|l| l.contract().table().eq_ignore_ascii_case(table))
         else {
-            refuse!("--window {spec:?}: {table:?} is not one of the tables read")
+            refuse!(
+                codes::OPTION_INVALID,
+                "--window {spec:?}: {table:?} is not one of the tables read"
+            )
         };
         let Some((low, high)) = bounds.split_once(',') else {
-            refuse!("--window {spec:?}: write the window as LOW,HIGH")
+            refuse!(
+                codes::OPTION_INVALID,
+                "--window {spec:?}: write the window as LOW,HIGH"
+            )
         };
         let w = typed::window(
             ledger.contract(),
@@ -193,14 +224,18 @@ pub fn group_claims(a: ClaimsArgs) -> Result<()> {
     let windows = (!windows.is_empty()).then_some(windows);
     let claims = match group.claims(&ledgers, at, limit, windows.as_ref()) {
         Ok(c) => c,
-        Err(e) => refuse!("cannot read the tables together: {}", e.problem()),
+        Err(e) => refuse!(
+            codes::GROUP_INVALID,
+            "cannot read the tables together: {}",
+            e.problem()
+        ),
     };
     let tables: Vec<&str> = group.tables().collect();
     let label = tables.join(" + ");
     let out = if a.json && a.dates {
-        claims::dated_json(&claims, &tables)
+        return output::json(&claims::dated_json(&claims, &tables));
     } else if a.json {
-        format!("{}\n", claims.to_json())
+        return output::json(&format!("{}\n", claims.to_json()));
     } else {
         let mut buf = Vec::new();
         claims::print(&claims, &label, &mut buf).expect("writing to memory");

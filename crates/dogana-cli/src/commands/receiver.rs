@@ -30,6 +30,7 @@ use crate::output;
 use crate::progress::Progress;
 use crate::refusal::{refuse, Refusal, Result};
 use crate::typed;
+use dogana_codes as codes;
 
 /// How many hex characters of a publication id or an identity the lines show.
 const SHORT: usize = 12;
@@ -57,18 +58,21 @@ impl From<FileFormat> for Format {
     }
 }
 
-/// A refusal for a failed store operation: nothing was committed (StoreError's promise).
+/// A refusal for a failed store operation: nothing was committed (StoreError's promise). Its
+/// code is the error's (`dogana_stores::code_of`): a lock held past the wait, a lost
+/// connection or a full disk is transient (exit 3), anything else a refusal.
 fn failed(what: &str, db: &Path, e: &StoreError) -> Refusal {
     use dogana_rows::RowsError;
+    let code = dogana_stores::code_of(e);
     match e {
         StoreError::Rows(RowsError::ColumnTypesRequired(columns)) => {
-            return Refusal::new(format!(
+            return Refusal::new(code, format!(
                 "{what} failed: the column hash needs the type of every column, and the contract does not type {}; pass --column-type NAME=TYPE for each (as in --column-type amount=decimal(12,2)), or a TOML contract whose columns list them; nothing was changed",
                 columns.join(", ")
             ))
         }
         StoreError::Rows(RowsError::Unsupported(m)) => {
-            return Refusal::new(format!(
+            return Refusal::new(code, format!(
                 "{what} failed: {m}; build dogana with cargo build -p dogana-cli --features parquet, or deliver CSV or NDJSON; nothing was changed"
             ))
         }
@@ -82,10 +86,13 @@ fn failed(what: &str, db: &Path, e: &StoreError) -> Refusal {
         StoreError::Corrupt(_) => "; run dogana verify --store DB to see what differs",
         _ => "",
     };
-    Refusal::new(format!(
-        "{what} failed on store {}: {e}{hint}; nothing was changed",
-        shown(db)
-    ))
+    Refusal::new(
+        code,
+        format!(
+            "{what} failed on store {}: {e}{hint}; nothing was changed",
+            shown(db)
+        ),
+    )
 }
 
 /// How a store is shown in messages: as the user wrote it (a `duckdb:` or `sqlite:` prefix
@@ -111,30 +118,41 @@ fn open_with(
     options: &dogana_stores::OpenOptions,
 ) -> Result<dogana_stores::Opened> {
     let spec = spec(db);
+    // a command's store outlives it: no empty path, no filesystem root, no in-memory store
+    if let Err(e) = spec.check(true) {
+        return Err(
+            Refusal::new(codes::STORE_SPEC_INVALID, format!("--store: {e}"))
+                .at("--store", shown(db)),
+        );
+    }
     if let Some(path) = spec.path() {
         match std::fs::metadata(path) {
-            Ok(m) if m.is_dir() => refuse!(
-                "store {} is a directory; name the database file",
+            Ok(m) if m.is_dir() => refuse!(codes::STORE_SPEC_INVALID, "store {} is a directory; name the database file",
                 shown(db)
             ),
-            Err(_) if !create => refuse!(
-                "store {} does not exist; deliver a file to it first with dogana deliver FILE --store DB --contract PATH",
+            Err(_) if !create => refuse!(codes::STORE_MISSING, "store {} does not exist; deliver a file to it first with dogana deliver FILE --store DB --contract PATH",
                 shown(db)
             ),
             _ => {}
         }
     }
     dogana_stores::open_with(&spec, create, options).map_err(|e| match e {
-        StoreError::Unavailable(m) => Refusal::new(m),
-        StoreError::NotAStore(m) => Refusal::new(format!(
-            "not a dogana store: {m}; name a store made by dogana deliver{}",
-            if create { ", or a new file" } else { "" }
-        )),
-        e => Refusal::new(format!(
-            "cannot open the store {}: {e}; name a dogana store this user can {}",
-            shown(db),
-            if create { "write" } else { "read" }
-        )),
+        StoreError::Unavailable(m) => Refusal::new(codes::BACKEND_NOT_BUILT, m),
+        StoreError::NotAStore(m) => Refusal::new(
+            codes::NOT_A_STORE,
+            format!(
+                "not a dogana store: {m}; name a store made by dogana deliver{}",
+                if create { ", or a new file" } else { "" }
+            ),
+        ),
+        e => Refusal::new(
+            dogana_stores::code_of(&e),
+            format!(
+                "cannot open the store {}: {e}; name a dogana store this user can {}",
+                shown(db),
+                if create { "write" } else { "read" }
+            ),
+        ),
     })
 }
 
@@ -157,17 +175,24 @@ fn unknown_table(db: &Path, table: &str, known: &[String]) -> Refusal {
     } else {
         format!("its tables: {}", known.join(", "))
     };
-    Refusal::new(format!(
-        "store {} has no receipt and no ledger for table {table:?}; {have}",
-        shown(db)
-    ))
+    Refusal::new(
+        codes::TABLE_UNKNOWN,
+        format!(
+            "store {} has no receipt and no ledger for table {table:?}; {have}",
+            shown(db)
+        ),
+    )
 }
 
 /// The ledger the store holds for `table`: the stored one, or, for a table with only rejected
 /// receipts, the new ledger of the latest receipt's contract (nothing published yet).
 pub fn stored_ledger(db: &Path, table: &Path) -> Result<Ledger> {
     let Some(table) = table.to_str() else {
-        refuse!("table {} is not UTF-8 text", input::shown(table))
+        refuse!(
+            codes::TABLE_UNKNOWN,
+            "table {} is not UTF-8 text",
+            input::shown(table)
+        )
     };
     let mut store = open(db, false)?;
     if let Some(ledger) = store
@@ -205,21 +230,19 @@ fn deliver_options(
 
 /// The receipt's lines: every check, indented (a replay's original checks in one line), then
 /// the plan of an acceptance.
-fn decision_lines(out: &mut String, receipt: &Receipt, redecided: u32) {
-    use std::fmt::Write;
+fn decision_lines(out: &mut output::Lines, receipt: &Receipt, redecided: u32) {
     if receipt.replayed() {
-        let _ = writeln!(
-            out,
+        out.line(format!(
             "  the original receipt: received at {}{}, {} passed",
             receipt.received_at(),
             receipt
                 .source()
                 .map_or(String::new(), |s| format!(" from {s}")),
             count(receipt.checks().len(), "check")
-        );
+        ));
     } else {
         for check in receipt.checks() {
-            let _ = writeln!(out, "  {check}");
+            out.line(format!("  {check}"));
         }
     }
     if let Some(transition) = receipt.transition() {
@@ -232,14 +255,13 @@ fn decision_lines(out: &mut String, receipt: &Receipt, redecided: u32) {
                 None => a.kind().to_string(),
             })
             .collect();
-        let _ = writeln!(out, "  plan: {}", actions.join(", "));
+        out.line(format!("  plan: {}", actions.join(", ")));
     }
     if redecided > 0 {
-        let _ = writeln!(
-            out,
+        out.line(format!(
             "  decided again ({}): the table moved while the rows were read (RECV-10)",
             count(redecided as usize, "time")
-        );
+        ));
     }
 }
 
@@ -248,11 +270,17 @@ fn file_size(path: &Path) -> Result<u64> {
     let file = input::shown(path);
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => {
-            refuse!("cannot read {file}: it is a directory; name the delivered file")
+            refuse!(
+                codes::FILE_UNREADABLE,
+                "cannot read {file}: it is a directory; name the delivered file"
+            )
         }
         Ok(m) => Ok(m.len()),
         Err(e) => {
-            refuse!("cannot read {file}: {e}; name the delivered file, readable by this user")
+            refuse!(
+                codes::FILE_UNREADABLE,
+                "cannot read {file}: {e}; name the delivered file, readable by this user"
+            )
         }
     }
 }
@@ -263,7 +291,10 @@ pub(crate) fn lock_wait(text: &str) -> Result<std::time::Duration> {
         Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
             Ok(std::time::Duration::from_secs_f64(s))
         }
-        _ => refuse!("--lock-timeout {text:?} is not a number of seconds from 0 to 86400"),
+        _ => refuse!(
+            codes::OPTION_INVALID,
+            "--lock-timeout {text:?} is not a number of seconds from 0 to 86400"
+        ),
     }
 }
 
@@ -279,16 +310,16 @@ fn outcome_line(file: &str, receipt: &Receipt) -> String {
     };
     match receipt.outcome() {
         Outcome::Accepted => format!(
-            "{file}: accepted {what}; publication {}, {after}\n",
+            "{file}: accepted {what}; publication {}, {after}",
             short(pid)
         ),
         Outcome::Replayed => format!(
-            "{file}: replayed {what}: this manifest was accepted before, as publication {}; nothing changed\n",
+            "{file}: replayed {what}: this manifest was accepted before, as publication {}; nothing changed",
             short(pid)
         ),
-        Outcome::Rejected => format!(
-            "{file}: rejected {what}; nothing published, the receipt is kept\n"
-        ),
+        Outcome::Rejected => {
+            format!("{file}: rejected {what}; nothing published, the receipt is kept")
+        }
     }
 }
 
@@ -299,23 +330,29 @@ type TypedContract = (dogana::Contract, Vec<(String, String)>);
 fn group_contracts(path: &Path) -> Result<Vec<TypedContract>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) => refuse!("cannot read the group file {}: {e}", input::shown(path)),
+        Err(e) => refuse!(
+            codes::FILE_UNREADABLE,
+            "cannot read the group file {}: {e}",
+            input::shown(path)
+        ),
     };
     let value: toml::Table = match text.parse() {
         Ok(v) => v,
-        Err(e) => refuse!("group file {} is not TOML: {e}", input::shown(path)),
+        Err(e) => refuse!(
+            codes::GROUP_INVALID,
+            "group file {} is not TOML: {e}",
+            input::shown(path)
+        ),
     };
     for key in value.keys() {
         if key != "contracts" {
-            refuse!(
-                "group file {}: unknown key {key:?}; it lists the group's contracts, as in contracts = [\"invoices.toml\", \"lines.toml\"]",
+            refuse!(codes::GROUP_INVALID, "group file {}: unknown key {key:?}; it lists the group's contracts, as in contracts = [\"invoices.toml\", \"lines.toml\"]",
                 input::shown(path)
             );
         }
     }
     let Some(toml::Value::Array(list)) = value.get("contracts") else {
-        refuse!(
-            "group file {} lists no contracts; write contracts = [\"invoices.toml\", \"lines.toml\"]",
+        refuse!(codes::GROUP_INVALID, "group file {} lists no contracts; write contracts = [\"invoices.toml\", \"lines.toml\"]",
             input::shown(path)
         )
     };
@@ -324,6 +361,7 @@ fn group_contracts(path: &Path) -> Result<Vec<TypedContract>> {
     for item in list {
         let Some(p) = item.as_str() else {
             refuse!(
+                codes::GROUP_INVALID,
                 "group file {}: contracts holds {item}, not a path",
                 input::shown(path)
             )
@@ -339,12 +377,16 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
     }
     let [file_path] = &a.files[..] else {
         refuse!(
+            codes::GROUP_INVALID,
             "{} files given: deliver one FILE, or several as one group with --group GROUP.toml",
             a.files.len()
         )
     };
     let Some(contract_path) = &a.contract else {
-        refuse!("name the contract with --contract PATH")
+        refuse!(
+            codes::CONTRACT_INVALID,
+            "name the contract with --contract PATH"
+        )
     };
     let (contract, columns) = input::contract_and_columns(contract_path)?;
     let manifest_path = a
@@ -360,11 +402,17 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
     let file = input::shown(file_path);
     let size = match std::fs::metadata(file_path) {
         Ok(m) if m.is_dir() => {
-            refuse!("cannot read {file}: it is a directory; name the delivered file")
+            refuse!(
+                codes::FILE_UNREADABLE,
+                "cannot read {file}: it is a directory; name the delivered file"
+            )
         }
         Ok(m) => m.len(),
         Err(e) => {
-            refuse!("cannot read {file}: {e}; name the delivered file, readable by this user")
+            refuse!(
+                codes::FILE_UNREADABLE,
+                "cannot read {file}: {e}; name the delivered file, readable by this user"
+            )
         }
     };
     let wait = lock_wait(&a.lock_timeout)?;
@@ -395,10 +443,9 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
     let receipt = &delivery.receipt;
     let table = receipt.table();
 
-    let mut out = String::new();
+    let mut out = output::Lines::new();
     if a.json {
-        out.push_str(&receipt.to_json());
-        out.push('\n');
+        output::json(&format!("{}\n", receipt.to_json()))?;
     } else {
         // The table's claims once the delivery is decided, at the receiver's now.
         let ledger = store
@@ -407,22 +454,24 @@ pub fn deliver(a: DeliverArgs) -> Result<()> {
             .unwrap_or_else(|| Ledger::new(receipt.contract().clone()));
         let summary = match ledger.claims(now, Duration::MAX, None) {
             Ok(c) => c.summary(table),
-            Err(e) => refuse!("cannot state the claims of {table:?}: {}", e.problem()),
+            Err(e) => refuse!(
+                codes::LEDGER_INVALID,
+                "cannot state the claims of {table:?}: {}",
+                e.problem()
+            ),
         };
-        out.push_str(&outcome_line(&file, receipt));
+        out.line(outcome_line(&file, receipt));
         decision_lines(&mut out, receipt, delivery.redecided);
-        out.push_str(&summary);
-        out.push('\n');
+        out.line(summary);
+        out.print()?;
     }
-    output::stdout(output::shown_lines(&out).as_bytes())?;
 
     if receipt.outcome() == Outcome::Rejected {
         let why: Vec<String> = receipt
             .failures()
             .map(|c| format!("{}: {}", c.name(), c.detail()))
             .collect();
-        refuse!(
-            "{file} was rejected by {}: {}; the receipt is kept (dogana receipts --store {} {table:?}); fix the file or its manifest and deliver again",
+        refuse!(codes::DELIVERY_REJECTED, "{file} was rejected by {}: {}; the receipt is kept (dogana receipts --store {} {table:?}); fix the file or its manifest and deliver again",
             count(why.len(), "failed check"),
             why.join("; "),
             shown(&a.store)
@@ -455,7 +504,6 @@ fn receipt_line(seq: i64, receipt: &Receipt) -> String {
         line.push_str(" failed: ");
         line.push_str(&failed.join("; "));
     }
-    line.push('\n');
     line
 }
 
@@ -470,16 +518,18 @@ pub fn receipts(a: ReceiptsArgs) -> Result<()> {
             return Err(unknown_table(&a.store, &a.table, &known));
         }
     }
-    let out = if a.json {
+    if a.json {
         let docs: Vec<Value> = receipts.iter().map(|r| r.receipt.to_value()).collect();
-        format!("{}\n", dogana_json::canonical(&Value::Array(docs)))
-    } else {
-        receipts
-            .iter()
-            .map(|r| receipt_line(r.seq, &r.receipt))
-            .collect()
-    };
-    output::stdout(output::shown_lines(&out).as_bytes())
+        return output::json(&format!(
+            "{}\n",
+            dogana_json::canonical(&Value::Array(docs))
+        ));
+    }
+    let mut out = output::Lines::new();
+    for r in &receipts {
+        out.line(receipt_line(r.seq, &r.receipt));
+    }
+    out.print()
 }
 
 pub fn verify(a: VerifyArgs) -> Result<()> {
@@ -492,13 +542,29 @@ pub fn verify(a: VerifyArgs) -> Result<()> {
     };
     let mut out = String::new();
     let mut wrong = Vec::new();
-    if names.is_empty() {
+    let mut reports = Vec::new();
+    if names.is_empty() && !a.json {
         out.push_str(&format!("{}: no tables yet\n", shown(&a.store)));
     }
     for table in &names {
         let report = store
             .verify(table)
             .map_err(|e| failed(&format!("verifying {table:?}"), &a.store, &e))?;
+        if !report.ok() {
+            wrong.push(table.clone());
+        }
+        if a.json {
+            reports.push(serde_json::json!({
+                "table": report.table,
+                "ok": report.ok(),
+                "receipts": report.receipts,
+                "accepted": report.accepted,
+                "stored_ledger": report.stored,
+                "folded_ledger": report.rebuilt,
+                "problems": report.problems,
+            }));
+            continue;
+        }
         let counts = format!(
             "{}, {} accepted",
             count(report.receipts, "receipt"),
@@ -509,22 +575,28 @@ pub fn verify(a: VerifyArgs) -> Result<()> {
                 Some(id) => format!("ledger {} is the fold of the accepted receipts", short(id)),
                 None => "no ledger: nothing accepted yet".to_owned(),
             };
-            out.push_str(&format!("{table}: ok: {counts}; {ledger}\n"));
+            out.push_str(&format!(
+                "{}: ok: {counts}; {ledger}\n",
+                output::sender_text(table)
+            ));
         } else {
             out.push_str(&format!(
-                "{table}: {}: {counts}\n",
+                "{}: {}: {counts}\n",
+                output::sender_text(table),
                 count(report.problems.len(), "problem")
             ));
             for p in &report.problems {
-                out.push_str(&format!("  {p}\n"));
+                out.push_str(&format!("  {}\n", output::sender_text(p)));
             }
-            wrong.push(table.clone());
         }
     }
-    output::stdout(output::shown_lines(&out).as_bytes())?;
+    if a.json {
+        output::json(&format!("{}\n", Value::Array(reports)))?;
+    } else {
+        output::stdout(out.as_bytes())?;
+    }
     if !wrong.is_empty() {
-        refuse!(
-            "the store {} does not match its receipts for {}; a stored ledger that differs from the fold of its accepted receipts is wrong (RECV-12), and rebuilding it recovers no rows: deliver a complete whole-table read",
+        refuse!(codes::VERIFY_MISMATCH, "the store {} does not match its receipts for {}; a stored ledger that differs from the fold of its accepted receipts is wrong (RECV-12), and rebuilding it recovers no rows: deliver a complete whole-table read",
             shown(&a.store),
             wrong.join(", ")
         )
@@ -539,6 +611,7 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
     let group = match dogana::Group::new(contracts.iter().map(|(c, _)| c.clone())) {
         Ok(g) => g,
         Err(e) => refuse!(
+            codes::GROUP_INVALID,
             "group file {} is refused: {}",
             input::shown(&group_path),
             e.problem()
@@ -557,6 +630,7 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
             .find(|(c, _)| c.table().eq_ignore_ascii_case(manifest.table()))
         else {
             refuse!(
+                codes::GROUP_INVALID,
                 "{}'s manifest is of table {:?}, which the group {} does not hold; its tables: {}",
                 input::shown(path),
                 manifest.table(),
@@ -588,20 +662,20 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
         store.deliver_group(&group, &parts, now, a.source.as_deref())
     }
     .map_err(|e| failed("delivering the group", &a.store, &e))?;
-    let mut out = String::new();
     if a.json {
         let docs: Vec<Value> = delivery.receipts.iter().map(Wire::to_value).collect();
-        out.push_str(&format!(
+        output::json(&format!(
             "{}\n",
             dogana_json::canonical(&Value::Array(docs))
-        ));
+        ))?;
     } else {
+        let mut out = output::Lines::new();
         for receipt in &delivery.receipts {
             let file = parts
                 .iter()
                 .find(|p| p.manifest.table().eq_ignore_ascii_case(receipt.table()))
                 .map_or_else(|| receipt.table().to_owned(), |p| input::shown(&p.file));
-            out.push_str(&outcome_line(&file, receipt));
+            out.line(outcome_line(&file, receipt));
             decision_lines(&mut out, receipt, delivery.redecided);
         }
         let mut ledgers = Vec::new();
@@ -613,14 +687,15 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
             ledgers.push(l);
         }
         match group.claims(&ledgers, now, Duration::MAX, None) {
-            Ok(c) => {
-                out.push_str(&c.summary(&group.tables().collect::<Vec<_>>().join(" + ")));
-                out.push('\n');
-            }
-            Err(e) => refuse!("cannot state the group's claims: {}", e.problem()),
+            Ok(c) => out.line(c.summary(&group.tables().collect::<Vec<_>>().join(" + "))),
+            Err(e) => refuse!(
+                codes::LEDGER_INVALID,
+                "cannot state the group's claims: {}",
+                e.problem()
+            ),
         }
+        out.print()?;
     }
-    output::stdout(output::shown_lines(&out).as_bytes())?;
     if !delivery.accepted() {
         let why: Vec<String> = delivery
             .receipts
@@ -631,6 +706,7 @@ fn deliver_group(a: DeliverArgs) -> Result<()> {
             })
             .collect();
         refuse!(
+            codes::DELIVERY_REJECTED,
             "the group was rejected: {}; every table's receipt is kept, nothing is published",
             why.join("; ")
         )

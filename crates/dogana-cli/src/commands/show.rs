@@ -17,16 +17,20 @@ use crate::input::{self, shown};
 use crate::output;
 use crate::refusal::{refuse, Refusal, Result};
 use crate::typed;
+use dogana_codes as codes;
 
 /// The ledger and the receipts a store of any backend holds for `table`, read without
 /// changing anything: a missing path, a directory and a file that is not a dogana store are
 /// refused.
 pub fn load(store: &Path, table: &str) -> Result<TableHistory> {
-    let failed = |what: &str, e: &dyn std::fmt::Display| {
-        Refusal::new(format!(
-            "{what} failed on store {}: {e}; nothing was written",
-            receiver::shown(store)
-        ))
+    let failed = |what: &str, e: &dogana_receiver::StoreError| {
+        Refusal::new(
+            dogana_stores::code_of(e),
+            format!(
+                "{what} failed on store {}: {e}; nothing was written",
+                receiver::shown(store)
+            ),
+        )
     };
     let mut db = receiver::open_reader(store)?;
     let ledger = db
@@ -40,8 +44,7 @@ pub fn load(store: &Path, table: &str) -> Result<TableHistory> {
         .collect();
     if receipts.is_empty() {
         if ledger.is_some() {
-            refuse!(
-                "store {} holds a ledger for table {table:?} but no receipt, so there is no history to show; run dogana verify --store {} {table:?}",
+            refuse!(codes::VERIFY_MISMATCH, "store {} holds a ledger for table {table:?} but no receipt, so there is no history to show; run dogana verify --store {} {table:?}",
                 receiver::shown(store),
                 receiver::shown(store)
             )
@@ -53,6 +56,7 @@ pub fn load(store: &Path, table: &str) -> Result<TableHistory> {
             format!("its tables: {}", known.join(", "))
         };
         refuse!(
+            codes::TABLE_UNKNOWN,
             "store {} has no receipt and no ledger for table {table:?}; {have}",
             receiver::shown(store)
         )
@@ -65,8 +69,7 @@ fn documents(ledger: &Path, receipts: &Path) -> Result<TableHistory> {
     let (ledger, _) = input::ledger(ledger)?;
     let value = input::json(receipts, "receipts")?;
     let Some(items) = value.as_array() else {
-        refuse!(
-            "receipts {} is not a JSON array; export them with dogana receipts --store DB TABLE --json",
+        refuse!(codes::DOCUMENT_INVALID, "receipts {} is not a JSON array; export them with dogana receipts --store DB TABLE --json",
             shown(receipts)
         )
     };
@@ -75,6 +78,7 @@ fn documents(ledger: &Path, receipts: &Path) -> Result<TableHistory> {
         match Receipt::from_value(item) {
             Ok(r) => out.push(r),
             Err(e) => refuse!(
+                codes::DOCUMENT_INVALID,
                 "receipt {} of {} is refused: {}; export them again with dogana receipts --json",
                 i + 1,
                 shown(receipts),
@@ -83,8 +87,7 @@ fn documents(ledger: &Path, receipts: &Path) -> Result<TableHistory> {
         }
     }
     if out.is_empty() {
-        refuse!(
-            "receipts {} is empty, so there is no history to show; name the receipts of ledger's table",
+        refuse!(codes::DOCUMENT_INVALID, "receipts {} is empty, so there is no history to show; name the receipts of ledger's table",
             shown(receipts)
         )
     }
@@ -122,7 +125,7 @@ pub fn run(a: ShowArgs) -> Result<()> {
     };
     let page = match render(&histories, &Options::new(at, limit)) {
         Ok(p) => p,
-        Err(e) => refuse!("cannot show the tables: {e}"),
+        Err(e) => refuse!(codes::LEDGER_INVALID, "cannot show the tables: {e}"),
     };
     output::file(&a.output, page.as_bytes(), a.force, "page")?;
     let receipts: usize = histories.iter().map(|h| h.receipts.len()).sum();

@@ -135,16 +135,54 @@ pub fn text(bytes: &[u8]) -> String {
 }
 
 /// Runs `dogana ARGS` in `work`, expects exit status 1 and exactly one line on standard error
-/// starting with `error: `, and returns that line (CLI-29).
+/// starting with `error[DGN-…]: ` (a code `docs/errors.md` lists), and returns that line with
+/// the code left out, as `error: …` (CLI-29). [`refused_code`] returns the code too.
 pub fn refused<I, S>(work: &Work, args: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    refused_code(work, args).1
+}
+
+/// [`refused`], and the error's code.
+pub fn refused_code<I, S>(work: &Work, args: I) -> (dogana_codes::Code, String)
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
     let out = work.dogana(args).assert().code(1).get_output().clone();
     let err = text(&out.stderr);
-    assert!(err.starts_with("error: "), "{err}");
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     assert!(err.ends_with('\n'));
-    err.trim_end().to_owned()
+    error_line(err.trim_end())
+}
+
+/// Runs `dogana ARGS` in `work`, expects exit status 3 (a transient failure) and one error
+/// line, and returns its code and the line as [`refused`] does.
+pub fn transient<I, S>(work: &Work, args: I) -> (dogana_codes::Code, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out = work.dogana(args).assert().code(3).get_output().clone();
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    let (code, line) = error_line(err.trim_end());
+    assert_eq!(code.kind, dogana_codes::Kind::Transient, "{line}");
+    (code, line)
+}
+
+/// An error line `error[DGN-…]: message`: its code (listed in `docs/errors.md`), and the line
+/// as `error: message`.
+pub fn error_line(line: &str) -> (dogana_codes::Code, String) {
+    let rest = line
+        .strip_prefix("error[")
+        .unwrap_or_else(|| panic!("not an error line with a code: {line}"));
+    let (id, message) = rest
+        .split_once("]: ")
+        .unwrap_or_else(|| panic!("not an error line with a code: {line}"));
+    let code =
+        dogana_codes::by_id(id).unwrap_or_else(|| panic!("{id} is not a listed code: {line}"));
+    (code, format!("error: {message}"))
 }
