@@ -382,7 +382,7 @@ fn parquet_types_without_a_dogana_name_are_refused() {
     );
     let (code, line) = refused_code(&work, ["contract", "--from-parquet", &naive]);
     assert_eq!(code, codes::COLUMN_TYPE_UNMAPPED);
-    assert!(line.contains("column \"at\" of type \"Timestamp(Microsecond, None)\": a timestamp without a time zone has no dogana name"), "{line}");
+    assert!(line.contains("column \"at\" of type \"Timestamp(µs)\": a timestamp without a time zone has no dogana name"), "{line}");
     let nested = orders_parquet(
         &work,
         "nested.parquet",
