@@ -42,6 +42,11 @@ impl Refusal {
         self
     }
 
+    /// Its stable code.
+    pub fn code(&self) -> Code {
+        self.0.code
+    }
+
     /// The exit status its code's kind gives (1, 2 or 3).
     pub fn exit_status(&self) -> u8 {
         self.0.code.kind.exit_status()
