@@ -82,8 +82,9 @@ struct Whole {
 /// The store's own tables, index and views, one statement each (DuckDB runs several
 /// statements of one call outside one transaction).
 ///
-/// A ledger is kept region by region (`dogana_ledger_regions`, keyed by
-/// [`dogana::LedgerRows`]' order-preserving keys as BLOBs, which DuckDB compares bytewise) with
+/// A ledger is kept region by region (`dogana_ledger_regions`, ordered by
+/// [`dogana::LedgerRows`]' order-preserving keys as BLOBs, which DuckDB compares bytewise, and
+/// keyed by one column, the table's name, a NUL and that key: see [`region_key`]) with
 /// its head, tail, publication id and identity in `dogana_ledger_heads`, so a delivery writes
 /// the regions it changed, not the whole document (issue 16). The view
 /// `dogana_ledgers(table_name, document)` gives the document as the reference's loader keeps
@@ -98,10 +99,10 @@ const SCHEMA: [&str; 6] = [
         tail           VARCHAR NOT NULL
     )",
     "CREATE TABLE IF NOT EXISTS dogana_ledger_regions (
+        region_key BLOB PRIMARY KEY,
         table_name VARCHAR NOT NULL,
         low        BLOB NOT NULL,
-        region     VARCHAR NOT NULL,
-        PRIMARY KEY (table_name, low)
+        region     VARCHAR NOT NULL
     )",
     "CREATE TABLE IF NOT EXISTS dogana_receipts (
         table_name        VARCHAR NOT NULL,
@@ -511,6 +512,9 @@ impl Drop for CreationLock {
 struct Catalog {
     /// `dogana_ledger_heads` and `dogana_ledger_regions`: ledgers kept region by region.
     rows: bool,
+    /// `dogana_ledger_regions` has its one-column key, `region_key` (stores written before it
+    /// are keyed by `(table_name, low)` and read alike; a writer converts them).
+    keyed: bool,
     /// The table `dogana_ledgers` of documents: the layout of earlier versions.
     documents: bool,
     receipts: bool,
@@ -538,18 +542,38 @@ const BULK_REGIONS: usize = 64;
 /// The TEMP table a bulk write of regions is appended to, in this connection's `temp` catalog.
 const LEDGER_STAGE: &str = "dogana_ledger_stage";
 
+/// [`region_key`] in SQL, of a table name bound as the statement's first parameter and a
+/// column `low`.
+const REGION_KEY_SQL: &str = "encode(?1) || '\\x00'::BLOB || low";
+
+/// The one-column key of a region row: the table's name, a NUL, then the region's
+/// order-preserving key. A name has no control character (CONTRACT-40), so the first NUL ends
+/// it and no two (table, key) pairs meet. DuckDB finds a row by this key through its index;
+/// a filter on the two columns `(table_name, low)` of the earlier compound key read every
+/// region row of the table (bench/apply.md).
+fn region_key(table: &str, low: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(table.len() + 1 + low.len());
+    key.extend_from_slice(table.as_bytes());
+    key.push(0);
+    key.extend_from_slice(low);
+    key
+}
+
 impl DuckDb {
     fn catalog(&self) -> Result<Catalog, StoreError> {
-        let (rows, documents, receipts): (i64, i64, i64) = self
+        let (rows, documents, receipts, keyed): (i64, i64, i64, i64) = self
             .conn
             .query_row(
                 "SELECT count(*) FILTER (WHERE table_name IN ('dogana_ledger_heads', 'dogana_ledger_regions')),
                         count(*) FILTER (WHERE table_name = 'dogana_ledgers'),
-                        count(*) FILTER (WHERE table_name = 'dogana_receipts')
+                        count(*) FILTER (WHERE table_name = 'dogana_receipts'),
+                        (SELECT count(*) FROM duckdb_columns()
+                         WHERE database_name = current_database() AND schema_name = 'main'
+                         AND table_name = 'dogana_ledger_regions' AND column_name = 'region_key')
                  FROM duckdb_tables()
                  WHERE database_name = current_database() AND schema_name = 'main'",
                 [],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .duck()?;
         let views: i64 = self
@@ -564,6 +588,7 @@ impl DuckDb {
             .duck()?;
         Ok(Catalog {
             rows: rows == 2,
+            keyed: keyed == 1,
             documents: documents == 1,
             receipts: receipts == 1,
             views,
@@ -576,7 +601,7 @@ impl DuckDb {
     /// does not read back stops it, naming its table, and changes nothing.
     fn create_schema(&mut self) -> Result<(), StoreError> {
         let c = self.catalog()?;
-        if c.rows && c.receipts && !c.documents && c.views == 2 {
+        if c.rows && c.keyed && c.receipts && !c.documents && c.views == 2 {
             self.rows = true;
             return Ok(());
         }
@@ -595,7 +620,11 @@ impl DuckDb {
 
     fn create_schema_locked(&mut self) -> Result<(), StoreError> {
         let mut ledgers: Vec<(String, Ledger)> = Vec::new();
-        if self.catalog()?.documents {
+        let catalog = self.catalog()?;
+        if catalog.rows && !catalog.keyed {
+            self.rekey_regions()?;
+        }
+        if catalog.documents {
             let documents: Vec<(String, String)> = {
                 let mut stmt = self
                     .conn
@@ -636,6 +665,31 @@ impl DuckDb {
         Ok(())
     }
 
+    /// Gives the region rows of a store written before [`region_key`] their one-column key:
+    /// a keyed copy of the rows replaces the table (DuckDB cannot change a primary key in
+    /// place), inside the caller's write transaction, so a kill leaves the old table or the
+    /// new one. The views over the table are dropped first and made again by [`SCHEMA`].
+    fn rekey_regions(&mut self) -> Result<(), StoreError> {
+        for sql in [
+            "DROP VIEW IF EXISTS main.dogana_regions",
+            "DROP VIEW IF EXISTS main.dogana_ledgers",
+            "CREATE TABLE main.dogana_ledger_regions_keyed (
+                region_key BLOB PRIMARY KEY,
+                table_name VARCHAR NOT NULL,
+                low        BLOB NOT NULL,
+                region     VARCHAR NOT NULL
+            )",
+            "INSERT INTO main.dogana_ledger_regions_keyed
+             SELECT encode(table_name) || '\\x00'::BLOB || low, table_name, low, region
+             FROM main.dogana_ledger_regions ORDER BY table_name, low",
+            "DROP TABLE main.dogana_ledger_regions",
+            "ALTER TABLE main.dogana_ledger_regions_keyed RENAME TO dogana_ledger_regions",
+        ] {
+            self.run(sql, &[])?;
+        }
+        Ok(())
+    }
+
     /// Stores a ledger as the stored one changed by `rows` (see
     /// [`Backend::save_ledger_rows`]): the head written, the gone regions deleted, the new and
     /// changed ones upserted. Inside the caller's write transaction.
@@ -650,14 +704,16 @@ impl DuckDb {
         // each statement at a cost far above its few rows'
         for keys in rows.removed.chunks(BULK_REGIONS) {
             let sql = format!(
-                "DELETE FROM dogana_ledger_regions WHERE table_name = ?1 AND low IN ({})",
+                "DELETE FROM dogana_ledger_regions WHERE region_key IN ({})",
                 (0..keys.len())
-                    .map(|i| format!("?{}", i + 2))
+                    .map(|i| format!("?{}", i + 1))
                     .collect::<Vec<_>>()
                     .join(", ")
             );
-            let mut params = vec![DValue::Text(table.into())];
-            params.extend(keys.iter().map(|k| DValue::Blob(k.clone())));
+            let params: Vec<DValue> = keys
+                .iter()
+                .map(|k| DValue::Blob(region_key(table, k)))
+                .collect();
             let deleted = self
                 .conn
                 .prepare_cached(&sql)
@@ -673,12 +729,14 @@ impl DuckDb {
         if rows.changed.len() + rows.added.len() > BULK_REGIONS {
             return self.write_regions_bulk(table, rows.upserted(), false);
         }
+        // parameters: the table's name, then for each region its row key, its key and its text
         let values = |regions: &[(Vec<u8>, String)]| {
             let list: Vec<String> = (0..regions.len())
-                .map(|i| format!("(?{}, ?{})", 2 * i + 2, 2 * i + 3))
+                .map(|i| format!("(?{}, ?{}, ?{})", 3 * i + 2, 3 * i + 3, 3 * i + 4))
                 .collect();
             let mut params = vec![DValue::Text(table.into())];
             for (key, region) in regions {
+                params.push(DValue::Blob(region_key(table, key)));
                 params.push(DValue::Blob(key.clone()));
                 params.push(DValue::Text(region.clone()));
             }
@@ -690,26 +748,34 @@ impl DuckDb {
             if regions.is_empty() {
                 continue;
             }
-            let (list, params) = values(regions);
-            let sql = if what == "updating" {
-                // the keys named in a filter: a join with a VALUES list read every region
-                // row of the table (bench/apply.md; the crate's Decisions say what is left)
+            let (sql, params) = if what == "updating" {
+                // the row keys named in a filter, which DuckDB answers from the key's index:
+                // a join with a VALUES list, or a filter on the earlier compound key, read
+                // every region row of the table (bench/apply.md)
                 let cases: String = (0..regions.len())
-                    .map(|i| format!(" WHEN ?{} THEN ?{}", 2 * i + 2, 2 * i + 3))
+                    .map(|i| format!(" WHEN ?{} THEN ?{}", 2 * i + 1, 2 * i + 2))
                     .collect();
                 let keys: Vec<String> = (0..regions.len())
-                    .map(|i| format!("?{}", 2 * i + 2))
+                    .map(|i| format!("?{}", 2 * i + 1))
                     .collect();
-                format!(
-                    "UPDATE dogana_ledger_regions SET region = CASE low{cases} END
-                     WHERE table_name = ?1 AND low IN ({})",
+                let mut params = Vec::with_capacity(2 * regions.len());
+                for (key, region) in regions.iter() {
+                    params.push(DValue::Blob(region_key(table, key)));
+                    params.push(DValue::Text(region.clone()));
+                }
+                let sql = format!(
+                    "UPDATE dogana_ledger_regions SET region = CASE region_key{cases} END
+                     WHERE region_key IN ({})",
                     keys.join(", ")
-                )
+                );
+                (sql, params)
             } else {
-                format!(
-                    "INSERT INTO dogana_ledger_regions (table_name, low, region)
-                     SELECT ?1, low, region FROM (VALUES {list}) v(low, region)"
-                )
+                let (list, params) = values(regions);
+                let sql = format!(
+                    "INSERT INTO dogana_ledger_regions (region_key, table_name, low, region)
+                     SELECT k, ?1, low, region FROM (VALUES {list}) v(k, low, region)"
+                );
+                (sql, params)
             };
             let written = self
                 .conn
@@ -802,9 +868,9 @@ impl DuckDb {
         }
         let changed = self.run(
             &format!(
-                "INSERT INTO dogana_ledger_regions (table_name, low, region)
-                 SELECT ?, low, region FROM {stage}
-                 ON CONFLICT (table_name, low) DO UPDATE SET region = excluded.region"
+                "INSERT INTO dogana_ledger_regions (region_key, table_name, low, region)
+                 SELECT {REGION_KEY_SQL}, ?1, low, region FROM {stage}
+                 ON CONFLICT (region_key) DO UPDATE SET region = excluded.region"
             ),
             &t,
         )?;

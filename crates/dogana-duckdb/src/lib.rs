@@ -39,16 +39,26 @@
 //!   `Ledger::region_rows_since` names the rows a delivery changed, and which of them have a
 //!   stored key; they are written with one prepared statement per kind of change, since
 //!   DuckDB plans and runs each statement at a cost far above a few rows': the head updated
-//!   (inserted when it changed no row), the gone regions deleted (`low IN (…)`), the changed
-//!   ones updated by key (`SET region = CASE low WHEN … END WHERE … low IN (…)`: a join
-//!   with a `VALUES` list scanned every region row, 6.2 ms a delivery at 100,000 regions
-//!   against 5.3 ms now; bench/apply.md), the new ones inserted from a `VALUES` list. The
-//!   update of one region still takes 2.6 to 2.9 ms at 100,000 regions, as if it read the
-//!   table's rows (the compound key's filter seems not to reach its index): a one-column
-//!   key is the next thing to try. More than 64 at once,
+//!   (inserted when it changed no row), the gone regions deleted (`region_key IN (…)`), the
+//!   changed ones updated by key (`SET region = CASE region_key WHEN … END WHERE region_key
+//!   IN (…)`), the new ones inserted from a `VALUES` list.
+//! - **A region row's key is one column**, `region_key`: the table's name, a NUL (a name has
+//!   no control character, so the first NUL ends it) and the region's key, beside the
+//!   `table_name` and `low` columns the views and the reads order by. DuckDB answers a filter
+//!   on it from its index; with the earlier compound key `(table_name, low)` the same filter
+//!   scanned every region row of the table: the update of one region took 2.6 to 2.9 ms at
+//!   100,000 regions against 0.47 ms at 1,000 (bench/apply.md), a probe on DuckDB 1.5.6 at
+//!   100,000 rows 2.3 ms against 0.64 ms keyed. A join with a `VALUES` list scanned them too.
+//!   A writer opening a store whose region rows have the compound key copies them into a
+//!   keyed table that replaces it, in one transaction; a reader reads either layout as it
+//!   is. A report of DuckDB indexes left stale after a writer killed with a pending WAL
+//!   (duckdb/duckdb#23848) weighed against the key: the crash test delivers the rest of its
+//!   sequence on the store every one of its 200 kills leaves, so an index out of step with its
+//!   rows would fail an update (it checks the rows it changed) or an insert (a duplicate).
+//! - More than 64 regions at once,
 //!   as a whole ledger or a conversion writes them, are appended to a TEMP table and upserted
 //!   in one `INSERT … SELECT … ON CONFLICT`, which needs a PRIMARY KEY, so the store's own
-//!   two ledger tables have one (`table_name`; `(table_name, low)`), unlike a published
+//!   two ledger tables have one (`table_name`; `region_key`), unlike a published
 //!   table. An `ON CONFLICT` upsert costs DuckDB about twice an UPDATE or an INSERT of the
 //!   same rows (bench/duckdb.md), so the few rows of a delivery are not upserted. A kept
 //!   region's text is updated in place (not its key), and a whole ledger deletes only the

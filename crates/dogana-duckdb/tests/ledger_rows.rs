@@ -428,3 +428,91 @@ fn a_view_of_the_users_over_the_earlier_table_reads_on_after_the_conversion() {
         .unwrap();
     assert_eq!(doc, ledger.to_json());
 }
+
+/// Rebuilds the store's region rows as versions before the one-column key wrote them: keyed
+/// by `(table_name, low)`, no `region_key`.
+fn to_compound_key(path: &Path) {
+    let conn = raw(path);
+    conn.execute_batch(
+        "BEGIN;
+         DROP VIEW dogana_regions;
+         DROP VIEW dogana_ledgers;
+         CREATE TABLE compound (
+             table_name VARCHAR NOT NULL,
+             low        BLOB NOT NULL,
+             region     VARCHAR NOT NULL,
+             PRIMARY KEY (table_name, low)
+         );
+         INSERT INTO compound SELECT table_name, low, region FROM dogana_ledger_regions;
+         DROP TABLE dogana_ledger_regions;
+         ALTER TABLE compound RENAME TO dogana_ledger_regions;
+         COMMIT;",
+    )
+    .unwrap();
+}
+
+fn columns_of_regions(conn: &Connection) -> Vec<String> {
+    let mut s = conn
+        .prepare("SELECT column_name FROM (DESCRIBE dogana_ledger_regions)")
+        .unwrap();
+    s.query_map([], |r| r.get::<_, String>(0))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap()
+}
+
+#[test]
+fn region_rows_keyed_by_two_columns_are_read_as_they_are_and_rekeyed_by_a_writer() {
+    // rule: RECV-12 — a store an earlier version wrote reads the same ledger, and verify
+    // passes on it before and after a writer gives its region rows their one-column key
+    let d = dir("rekey");
+    let path = d.join("s.duckdb");
+    let mut store = Store::open(&path).unwrap();
+    for i in 0..70 {
+        deliver_daily(&mut store, &d, i);
+    }
+    let ledger = store.ledger("days").unwrap().unwrap();
+    drop(store);
+    to_compound_key(&path);
+    assert_eq!(
+        columns_of_regions(&raw(&path)),
+        ["table_name", "low", "region"]
+    );
+
+    // a reader neither needs nor makes the new key
+    let mut reader = Store::open_read_only(&path).unwrap();
+    assert_eq!(reader.ledger("days").unwrap().as_ref(), Some(&ledger));
+    assert!(reader.verify("days").unwrap().ok());
+    drop(reader);
+    assert_eq!(
+        columns_of_regions(&raw(&path)),
+        ["table_name", "low", "region"]
+    );
+
+    // a writer rekeys, and the ledger, the reference's views and later deliveries agree
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(
+        columns_of_regions(store.backend().connection()),
+        ["region_key", "table_name", "low", "region"]
+    );
+    assert_eq!(store.ledger("days").unwrap().as_ref(), Some(&ledger));
+    let conn = store.backend().connection();
+    assert_eq!(document(conn, "days"), ledger.to_json());
+    assert_eq!(view_rows(conn), regions_of(conn, REFERENCE_REGIONS));
+    for i in 70..75 {
+        deliver_daily(&mut store, &d, i);
+    }
+    assert!(store.verify("days").unwrap().ok());
+    let regions = store.ledger("days").unwrap().unwrap().region_count() as i64;
+    let keyed: i64 = store
+        .backend()
+        .connection()
+        .query_row(
+            "SELECT count(DISTINCT region_key) FROM dogana_ledger_regions
+             WHERE region_key = encode(table_name) || '\\x00'::BLOB || low",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(keyed, regions);
+}
