@@ -204,6 +204,50 @@ fn spool<R: Read>(reader: R) -> io::Result<(File, u64, String)> {
     Ok((file, bytes, input.finish()))
 }
 
+/// Runs a step of the parquet crate's reader, turning a panic into the reason it gave. The
+/// reader asserts some of what a damaged footer or page may break (a negative offset, a
+/// length past the end) instead of returning an error, and a sender's damaged file must be a
+/// refusal that names it, never a crash of the receiver. [`chunks_inside`] checks the
+/// offsets known to panic before any is read; this is the backstop for the rest.
+fn guarded<T>(step: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).map_err(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the reader stopped".into());
+        format!("the file is damaged ({why})")
+    })
+}
+
+/// Whether every column chunk the footer names lies inside the file's `bytes`: a damaged
+/// footer's negative offset or length makes the parquet crate panic when the chunk is read
+/// (`ColumnChunkMetaData::byte_range`).
+fn chunks_inside(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    bytes: u64,
+) -> Result<(), String> {
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        for (c, chunk) in group.columns().iter().enumerate() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or_else(|| chunk.data_page_offset());
+            let len = chunk.compressed_size();
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(s, l)| s.checked_add(l))
+                .is_some_and(|end| end <= bytes);
+            if !inside {
+                return Err(format!(
+                    "the Parquet file is damaged: its footer places column {c} of row group {g} at byte {start}, {len} bytes long, outside the file's {bytes} bytes"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What reading a Parquet file found besides the checks.
 pub(crate) struct ParquetRead {
     /// The columns, in file order.
@@ -222,18 +266,23 @@ pub(crate) fn run<R: Read>(
     on_row: &mut RowCallback<'_>,
 ) -> Result<ParquetRead, RowsError> {
     let (file, bytes, sha) = spool(reader)?;
-    let builder = match ParquetRecordBatchReaderBuilder::try_new(file) {
-        Ok(b) => b.with_batch_size(BATCH_ROWS),
-        Err(e) => {
-            checker.file_problem(format!("not a Parquet file: {e}"));
-            return Ok(ParquetRead {
-                columns: Vec::new(),
-                types: Vec::new(),
-                bytes,
-                sha,
-            });
+    let unread = |checker: &mut Checker, why: String| {
+        checker.file_problem(why);
+        ParquetRead {
+            columns: Vec::new(),
+            types: Vec::new(),
+            bytes,
+            sha: sha.clone(),
         }
     };
+    let builder = match guarded(|| ParquetRecordBatchReaderBuilder::try_new(file)) {
+        Ok(Ok(b)) => b.with_batch_size(BATCH_ROWS),
+        Ok(Err(e)) => return Ok(unread(checker, format!("not a Parquet file: {e}"))),
+        Err(why) => return Ok(unread(checker, format!("not a Parquet file: {why}"))),
+    };
+    if let Err(why) = chunks_inside(builder.metadata(), bytes) {
+        return Ok(unread(checker, why));
+    }
     let schema = builder.schema().clone();
     let names: Vec<&[u8]> = schema
         .fields()
@@ -248,25 +297,26 @@ pub(crate) fn run<R: Read>(
         .collect();
     let layout = Layout::new(checker, &columns);
     let mut typed_cols: Vec<Option<Typed>> = vec![None; columns.len()];
-    let reader = match builder.build() {
-        Ok(r) => r,
-        Err(e) => {
-            checker.file_problem(format!("the Parquet file cannot be read: {e}"));
-            return Ok(ParquetRead {
-                columns,
-                types: inferred,
-                bytes,
-                sha,
-            });
-        }
-    };
+    let mut reader = match guarded(|| builder.build()) {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(why) => Err(why),
+    }
+    .map_err(|e| checker.file_problem(format!("the Parquet file cannot be read: {e}")));
     let mut line: u64 = 0;
-    for batch in reader {
-        let batch = match batch {
-            Ok(b) => b,
-            Err(e) => {
+    while let Ok(batches) = &mut reader {
+        let batch = match guarded(|| batches.next()) {
+            Ok(None) => break,
+            Ok(Some(Ok(b))) => b,
+            Ok(Some(Err(e))) => {
                 checker.file_problem(format!(
                     "after row {line}: the Parquet file cannot be read: {e}"
+                ));
+                break;
+            }
+            Err(why) => {
+                checker.file_problem(format!(
+                    "after row {line}: the Parquet file cannot be read: {why}"
                 ));
                 break;
             }
@@ -321,4 +371,22 @@ pub(crate) fn run<R: Read>(
         bytes,
         sha,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::guarded;
+
+    #[test]
+    fn a_panic_of_the_reader_is_a_reason() {
+        // rule: CHECK-08 — what the parquet crate asserts on a damaged file is a refusal
+        assert_eq!(guarded(|| 7), Ok(7));
+        let why = guarded(|| -> u8 { panic!("column start and length should not be negative") });
+        assert_eq!(
+            why,
+            Err("the file is damaged (column start and length should not be negative)".into())
+        );
+        let why = guarded(|| -> u8 { panic!("{} of {}", 3, 4) });
+        assert_eq!(why, Err("the file is damaged (3 of 4)".into()));
+    }
 }

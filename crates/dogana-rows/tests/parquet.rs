@@ -156,6 +156,27 @@ fn a_file_that_is_not_parquet_fails_parse() {
 }
 
 #[test]
+fn a_footer_placing_a_column_chunk_outside_the_file_fails_parse_without_a_panic() {
+    // rule: CHECK-08 — a damaged file is refused, naming where it is damaged. The file is the
+    // fuzz target parquet_rows's first find: a seed of DuckDB's whose footer gives a column
+    // chunk a negative offset, on which the parquet crate asserts instead of returning an error.
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/negative-chunk-offset.parquet"
+    ))
+    .unwrap();
+    let c = orders();
+    let m = changes(&c, 0, 0).build().unwrap();
+    let r = check_rows(&bytes[..], Format::Parquet, &c, &m, &Options::new()).unwrap();
+    assert_failed(&r, &["parse"]);
+    let why = detail(&r, "parse");
+    assert!(
+        why.contains("damaged") && why.contains("outside the file's"),
+        "{why}"
+    );
+}
+
+#[test]
 fn the_callback_sees_parquet_values() {
     // rule: CHECK-06
     let c = orders();
