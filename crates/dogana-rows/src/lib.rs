@@ -128,6 +128,8 @@ mod hash;
 mod keys;
 mod ndjson;
 #[cfg(feature = "parquet")]
+mod parquet_footer;
+#[cfg(feature = "parquet")]
 mod parquet_rows;
 mod row;
 

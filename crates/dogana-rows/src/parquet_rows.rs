@@ -17,6 +17,7 @@ use crate::checker::{Checker, Slot};
 use crate::csv_rows::{header_names, Layout};
 use crate::error::RowsError;
 use crate::hash::{HashingReader, BUFFER_SIZE};
+use crate::parquet_footer::check_footer;
 use crate::row::{Raw, Row};
 use crate::RowCallback;
 
@@ -54,8 +55,13 @@ pub type ParquetColumn = (String, Result<String, String>);
 /// delivery's column takes ([`type_name`], CONTRACT-19), or, when it has none, its Arrow type
 /// as text (a timestamp without a time zone, a nested or binary column). Reads the footer
 /// only; an error says why the file is not Parquet.
-pub fn parquet_schema(file: File) -> Result<Vec<ParquetColumn>, String> {
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+pub fn parquet_schema(mut file: File) -> Result<Vec<ParquetColumn>, String> {
+    let bytes = file
+        .metadata()
+        .map_err(|e| format!("cannot read the file: {e}"))?
+        .len();
+    check_footer(&mut file, bytes).map_err(|e| format!("cannot read the file: {e}"))??;
+    let builder = guarded(|| ParquetRecordBatchReaderBuilder::try_new(file))?
         .map_err(|e| format!("not a Parquet file: {e}"))?;
     Ok(builder
         .schema()
@@ -265,7 +271,7 @@ pub(crate) fn run<R: Read>(
     checker: &mut Checker,
     on_row: &mut RowCallback<'_>,
 ) -> Result<ParquetRead, RowsError> {
-    let (file, bytes, sha) = spool(reader)?;
+    let (mut file, bytes, sha) = spool(reader)?;
     let unread = |checker: &mut Checker, why: String| {
         checker.file_problem(why);
         ParquetRead {
@@ -275,6 +281,9 @@ pub(crate) fn run<R: Read>(
             sha: sha.clone(),
         }
     };
+    if let Err(why) = check_footer(&mut file, bytes)? {
+        return Ok(unread(checker, why));
+    }
     let builder = match guarded(|| ParquetRecordBatchReaderBuilder::try_new(file)) {
         Ok(Ok(b)) => b.with_batch_size(BATCH_ROWS),
         Ok(Err(e)) => return Ok(unread(checker, format!("not a Parquet file: {e}"))),
