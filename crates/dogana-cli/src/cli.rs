@@ -93,6 +93,36 @@ publication id after it (12 characters) and the failed checks:
   2 accepted changes 2026-10-26T06:00:00+00:00 publication 6b1b6c122507
   3 rejected changes 2026-10-27T06:00:00+00:00 publication 6b1b6c122507 failed: rows: the read holds 3 live rows and 0 tombstones; the manifest declares 4 and 0";
 
+const SERVE_EXAMPLES: &str = "\
+Examples:
+  dogana serve --store receiver.db --contracts contracts/ --tokens senders.toml
+  dogana serve --store postgres://dogana@db/warehouse --contracts contracts/ --tokens senders.toml \\
+      --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem
+
+contracts/ holds one contract per table, TABLE.toml or TABLE.json. senders.toml has one
+[[sender]] per sender: name, token_sha256 (the hex SHA-256 of its bearer token, never the
+token), deliver = [tables], read = [tables]. Both are read again on SIGHUP. A sender posts
+a multipart body (manifest, then file) to /v1/tables/TABLE/deliveries:
+
+  curl -H \"Authorization: Bearer $TOKEN\" -F manifest=@orders.csv.json -F file=@orders.csv \\
+      http://127.0.0.1:8630/v1/tables/orders/deliveries
+
+200 accepted or replayed, 422 rejected (the receipt is kept), 401 no valid token, 403 a
+table not granted, 413 over --max-bytes. GET /v1/openapi.json lists every route. Plain HTTP
+only on loopback unless --insecure-listen. SIGTERM finishes the deliveries in flight, then
+exits. Logs are JSON lines on standard error. A build with the serve feature.";
+
+const WATCH_EXAMPLES: &str = "\
+Examples:
+  dogana watch /srv/landing --store receiver.db --contracts contracts/
+  dogana watch /srv/landing --store receiver.db --contracts contracts/ --once --json
+
+A sender writes FILE, then FILE.json (its manifest; best written elsewhere and renamed in).
+Once the manifest parses and both have stayed unchanged for --stable-for seconds, FILE is
+delivered and moved to accepted/ or rejected/ with FILE.receipt.json beside it (a refusal:
+FILE.error.json). Restarted, the watcher redelivers what is still there; the store answers
+with the first receipt, so nothing is delivered twice. A build with the serve feature.";
+
 const FOLD_EXAMPLES: &str = "\
 Examples:
   dogana fold --store file:///data/lake          # every table
@@ -314,6 +344,18 @@ pub enum Command {
         override_usage = "dogana duckdb-sql --store URL TABLE"
     )]
     DuckdbSql(DuckdbSqlArgs),
+    /// Receive deliveries over HTTP: senders push, the same gate decides (the serve feature)
+    #[command(
+        after_help = SERVE_EXAMPLES,
+        override_usage = "dogana serve --store DB --contracts DIR --tokens FILE [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--max-bytes N] [--max-concurrent N] [--request-timeout SECONDS] [--lineage-file FILE]"
+    )]
+    Serve(ServeArgs),
+    /// Deliver what senders drop in a landing folder, once each file and its manifest are whole
+    #[command(
+        after_help = WATCH_EXAMPLES,
+        override_usage = "dogana watch DIR --store DB --contracts DIR [--stable-for SECONDS] [--poll SECONDS] [--once]"
+    )]
+    Watch(WatchArgs),
     /// Turn a TOML contract description into the contract's wire document; read columns from
     /// an ODCS document, a dbt manifest, a live table or a Parquet file
     #[command(
@@ -817,4 +859,85 @@ mod tests {
     fn grammar_is_consistent() {
         super::Cli::command().debug_assert();
     }
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The receiver's store (created by the first delivery): a SQLite file, PATH.duckdb,
+    /// postgres://…, or a lake URL, as the build has them
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The folder of contracts: TABLE.toml or TABLE.json for each table senders may deliver
+    #[arg(long, value_name = "DIR")]
+    pub contracts: PathBuf,
+    /// The tokens file: one [[sender]] per sender (name, token_sha256, deliver, read)
+    #[arg(long, value_name = "FILE")]
+    pub tokens: PathBuf,
+    /// Where to listen (port 0: the system picks one; the first line printed says which)
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8630")]
+    pub listen: std::net::SocketAddr,
+    /// Plain HTTP on an address other than loopback (behind a proxy that terminates TLS)
+    #[arg(long)]
+    pub insecure_listen: bool,
+    /// TLS: the certificate chain, PEM
+    #[arg(long, value_name = "PEM")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS: the private key, PEM
+    #[arg(long, value_name = "PEM")]
+    pub tls_key: Option<PathBuf>,
+    /// The largest delivered file taken, in bytes (larger: 413)
+    #[arg(long, value_name = "BYTES", default_value_t = 10 * 1024 * 1024 * 1024)]
+    pub max_bytes: u64,
+    /// Deliveries to one table that may wait on its write lock at once (the others queue;
+    /// other tables proceed in parallel)
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub max_concurrent: usize,
+    /// How long a request may send nothing: its headers, or between chunks of its body
+    #[arg(long, value_name = "SECONDS", default_value = "60")]
+    pub request_timeout: String,
+    /// How long a delivery waits for the store's write lock
+    #[arg(long, value_name = "SECONDS", default_value = "600")]
+    pub lock_timeout: String,
+    /// Where uploads are staged [default: dogana-serve-staging in the system's temporary folder]
+    #[arg(long, value_name = "DIR")]
+    pub staging: Option<PathBuf>,
+    /// Append an OpenLineage run event (JSON line) per decided delivery to this file
+    #[arg(long, value_name = "FILE")]
+    pub lineage_file: Option<PathBuf>,
+    /// An error before the service starts as one JSON object on standard error (logs are
+    /// JSON lines always)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The landing folder
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The receiver's store (created by the first delivery)
+    #[arg(long, value_name = "DB")]
+    pub store: PathBuf,
+    /// The folder of contracts: TABLE.toml or TABLE.json for each table
+    #[arg(long, value_name = "DIR")]
+    pub contracts: PathBuf,
+    /// How long a file and its manifest must stay unchanged before they are delivered
+    #[arg(long, value_name = "SECONDS", default_value = "2")]
+    pub stable_for: String,
+    /// How often the folder is read
+    #[arg(long, value_name = "SECONDS", default_value = "1")]
+    pub poll: String,
+    /// How long a delivery waits for the store's write lock
+    #[arg(long, value_name = "SECONDS", default_value = "600")]
+    pub lock_timeout: String,
+    /// The receipts' source
+    #[arg(long, value_name = "TEXT", default_value = "watch")]
+    pub source: String,
+    /// Deliver what is ready (after one --stable-for wait), print what was done, and exit
+    #[arg(long)]
+    pub once: bool,
+    /// With --once, what was done as one JSON object; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
 }

@@ -279,6 +279,35 @@ codes! {
     REPLICA_REFUSED = "DGN-607", Refusal,
         "A replica refresh is refused: the replica belongs to another store, its target is a store, a part is missing, or its pointer left the store's chain.",
         "Read the message: refresh into an empty directory, or pass --adopt where it says so.";
+
+    /// A request to the receiving service without a valid bearer token.
+    UNAUTHORIZED = "DGN-701", Refusal,
+        "The request to `dogana serve` carries no bearer token, or one no sender in the tokens file holds.",
+        "Send `Authorization: Bearer TOKEN` with the token whose SHA-256 the receiver's tokens file lists.";
+    /// A table the sender is not granted.
+    FORBIDDEN = "DGN-702", Refusal,
+        "The sender is not granted this table for this request (deliver or read); whether the table exists is not said.",
+        "Ask the receiving team to grant the table to your sender name in their tokens file.";
+    /// A request body that is not a delivery.
+    REQUEST_INVALID = "DGN-703", Refusal,
+        "The request is not what the route takes: a multipart body without its manifest or file part, an unknown part, a table or file name that could leave its folder, a query value of the wrong type.",
+        "Send the parts and values the message names (GET /v1/openapi.json describes every route).";
+    /// A delivery over the service's size limit.
+    TOO_LARGE = "DGN-704", Refusal,
+        "The delivery is larger than the receiving service's --max-bytes; nothing was staged.",
+        "Send a smaller file (a window or changes instead of a full read), or ask for a higher limit.";
+    /// An upload that stalled.
+    REQUEST_TIMEOUT = "DGN-705", Transient,
+        "The upload sent nothing for longer than the service's request timeout; nothing was staged or decided.",
+        "Send the delivery again.";
+    /// The service's own configuration is refused.
+    SERVICE_CONFIG_INVALID = "DGN-706", Refusal,
+        "The receiving service's tokens file, contracts folder or listen address is refused: the message names the file, the entry and the rule.",
+        "Fix the entry the message names; on SIGHUP the service keeps its last good configuration until then.";
+    /// The service is stopping.
+    SHUTTING_DOWN = "DGN-707", Transient,
+        "The receiving service is shutting down and takes no new delivery; those in flight finish.",
+        "Send the delivery again once the service is back.";
 }
 
 /// The code whose identifier is `id`, if there is one.

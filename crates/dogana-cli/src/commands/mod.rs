@@ -27,6 +27,7 @@ pub mod lake;
 pub mod manifest;
 pub mod plan;
 pub mod receiver;
+pub mod serve;
 pub mod show;
 pub mod sla;
 
@@ -60,6 +61,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::DuckdbSql(a) => lake::duckdb_sql(a),
         Command::Contract(a) => contract::run(a),
         Command::Sla(a) => sla::run(a),
+        Command::Serve(a) => serve::serve(a),
+        Command::Watch(a) => serve::watch(a),
         Command::Identity(a) => identity::run(a),
         Command::Canonical(a) => canonical::run(a),
         Command::Completions(a) => completions::run(a),

@@ -1,0 +1,75 @@
+//! One delivery, as the service and the landing folder make it: the store opened for writing,
+//! the engine's `deliver_with` (the same order, gate and receipts as `dogana deliver`), and the
+//! answer a sender reads.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use dogana::{Manifest, Outcome, Timestamp, Wire};
+use dogana_receiver::Delivery;
+use dogana_stores::Spec;
+
+use crate::contracts::TableContract;
+use crate::error::ApiError;
+
+/// The receiver's clock, in the protocol's domain.
+pub fn now() -> Timestamp {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_micros()).ok())
+        .and_then(Timestamp::from_micros)
+        .expect("the system clock is inside the protocol's domain")
+}
+
+/// Delivers `file` to `store` under `table`'s contract, the receipt's `source` being the
+/// sender. Blocking: the store's write lock is waited for up to `lock_timeout`; a decision
+/// made on a head that moved is made again inside (RECV-10), never shown to the sender.
+pub fn deliver(
+    store: &Spec,
+    table: &TableContract,
+    manifest: &Manifest,
+    file: &Path,
+    sender: &str,
+    lock_timeout: Duration,
+) -> Result<Delivery, ApiError> {
+    let options = dogana_stores::OpenOptions::new().lock_timeout(lock_timeout);
+    let mut opened = dogana_stores::open_with(store, true, &options)
+        .map_err(|e| ApiError::store("opening the store", &e))?;
+    opened
+        .deliver_with(
+            file,
+            &table.contract,
+            manifest,
+            now(),
+            Some(sender),
+            &table.options,
+        )
+        .map_err(|e| ApiError::store("delivering", &e))
+}
+
+/// The answer to a decided delivery: `{"outcome", "redecided", "receipt", "failed_checks"}`,
+/// the receipt as its wire document.
+pub fn answer(delivery: &Delivery) -> serde_json::Value {
+    let receipt = &delivery.receipt;
+    let failed: Vec<serde_json::Value> = receipt
+        .failures()
+        .map(|c| serde_json::json!({"name": c.name(), "detail": c.detail()}))
+        .collect();
+    serde_json::json!({
+        "outcome": outcome_name(receipt.outcome()),
+        "receipt_identity": receipt.identity(),
+        "redecided": delivery.redecided,
+        "receipt": receipt.to_value(),
+        "failed_checks": failed,
+    })
+}
+
+/// `accepted`, `rejected` or `replayed`.
+pub fn outcome_name(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Accepted => "accepted",
+        Outcome::Rejected => "rejected",
+        Outcome::Replayed => "replayed",
+    }
+}

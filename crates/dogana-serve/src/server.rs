@@ -1,0 +1,823 @@
+//! `dogana serve`: the HTTP routes, the accept loop (TLS, header read timeout, graceful
+//! shutdown) and the reload on SIGHUP.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use axum::extract::{DefaultBodyLimit, Multipart, Path as UrlPath, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use dogana::{FromWire, Manifest, Outcome, Wire};
+use dogana_codes as codes;
+use dogana_receiver::Format;
+use tokio::io::AsyncWriteExt;
+use tokio::sync::{Notify, Semaphore};
+
+use crate::contracts::{Contracts, TableContract};
+use crate::deliver::{self, answer};
+use crate::error::{cut, ApiError};
+use crate::lineage::Lineage;
+use crate::metrics::{self, Metrics};
+use crate::senders::{Sender, Senders};
+use crate::{queries, ServeConfig};
+
+/// The OpenAPI document of every route, as checked in.
+pub const OPENAPI: &str = include_str!("../openapi.json");
+
+/// The largest manifest part read (a manifest names nothing over 1,024 bytes; this leaves
+/// room for every field).
+const MANIFEST_MAX: usize = 1 << 20;
+
+pub(crate) struct Service {
+    config: ServeConfig,
+    senders: RwLock<Arc<Senders>>,
+    contracts: RwLock<Arc<Contracts>>,
+    table_slots: Mutex<HashMap<String, Arc<Semaphore>>>,
+    metrics: Metrics,
+    lineage: Option<Lineage>,
+    stopping: AtomicBool,
+    in_flight: AtomicUsize,
+    idle: Notify,
+}
+
+type Shared = Arc<Service>;
+
+impl Service {
+    pub(crate) fn new(config: ServeConfig) -> Result<Service, ApiError> {
+        let senders = Senders::load(&config.tokens).map_err(config_error)?;
+        let contracts =
+            Contracts::load(&config.contracts, &config.load_contract).map_err(config_error)?;
+        let lineage = config.lineage_file.as_deref().map(Lineage::to_file);
+        Ok(Service {
+            senders: RwLock::new(Arc::new(senders)),
+            contracts: RwLock::new(Arc::new(contracts)),
+            table_slots: Mutex::new(HashMap::new()),
+            metrics: Metrics::new(),
+            lineage,
+            stopping: AtomicBool::new(false),
+            in_flight: AtomicUsize::new(0),
+            idle: Notify::new(),
+            config,
+        })
+    }
+
+    /// Reads the tokens file and the contracts folder again; on a refusal keeps the last good
+    /// ones and says why.
+    pub(crate) fn reload(&self) -> Result<(usize, usize), String> {
+        let senders = Senders::load(&self.config.tokens)?;
+        let contracts = Contracts::load(&self.config.contracts, &self.config.load_contract)?;
+        let counts = (senders.len(), contracts.len());
+        *self.senders.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(senders);
+        *self.contracts.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(contracts);
+        Ok(counts)
+    }
+
+    fn contracts(&self) -> Arc<Contracts> {
+        self.contracts
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The sender a request's bearer token names (401 otherwise).
+    fn sender(&self, headers: &HeaderMap) -> Result<Sender, ApiError> {
+        let unauthorized = |why: &str| {
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                codes::UNAUTHORIZED,
+                "serve.auth.token",
+                format!("{why}; send Authorization: Bearer TOKEN"),
+            )
+        };
+        let Some(value) = headers.get(header::AUTHORIZATION) else {
+            return Err(unauthorized("the request has no Authorization header"));
+        };
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| unauthorized("the Authorization header is not a bearer token"))?;
+        let senders = self
+            .senders
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        senders
+            .authenticate(token)
+            .cloned()
+            .ok_or_else(|| unauthorized("no sender holds this token"))
+    }
+
+    /// The table's contract, once the sender may `deliver` (or read) it: a table not granted
+    /// is 403 whether or not it exists; a granted table without a contract 404.
+    fn table(
+        &self,
+        sender: &Sender,
+        table: &str,
+        deliver: bool,
+    ) -> Result<Arc<TableContract>, ApiError> {
+        check_table_name(table)?;
+        let granted = if deliver {
+            sender.may_deliver(table)
+        } else {
+            sender.may_read(table)
+        };
+        if !granted {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                codes::FORBIDDEN,
+                "serve.auth.grant",
+                format!(
+                    "sender {:?} may not {} this table",
+                    cut(&sender.name),
+                    if deliver { "deliver to" } else { "read" }
+                ),
+            )
+            .at("table", table));
+        }
+        self.contracts().get(table).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                codes::TABLE_UNKNOWN,
+                "serve.contracts",
+                "the receiver holds no contract for this table; ask the receiving team to add \
+                 one to its contracts folder",
+            )
+            .at("table", table)
+        })
+    }
+
+    fn slot(&self, table: &str) -> Arc<Semaphore> {
+        let mut slots = self.table_slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .entry(table.to_owned())
+            .or_insert_with(|| Arc::new(Semaphore::new(self.config.max_concurrent.max(1))))
+            .clone()
+    }
+}
+
+fn config_error(message: String) -> ApiError {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        codes::SERVICE_CONFIG_INVALID,
+        "serve.config",
+        message,
+    )
+}
+
+/// A table name from the URL: what could leave a folder or hide in a log is refused.
+pub(crate) fn check_table_name(table: &str) -> Result<(), ApiError> {
+    let bad = table.is_empty()
+        || table.len() > dogana::NAME_MAX
+        || table == "."
+        || table == ".."
+        || table.contains(['/', '\\'])
+        || table.chars().any(char::is_control);
+    if bad {
+        return Err(ApiError::bad_request(
+            "serve.path",
+            "a table name is a non-empty text of at most 1,024 bytes without /, \\, control \
+             characters, and is not . or ..",
+        )
+        .at("table", table));
+    }
+    Ok(())
+}
+
+/// A delivered file's name from its multipart part: only its extension is used, and a name
+/// that could leave a folder is refused.
+fn file_format(name: Option<&str>, query: Option<&str>) -> Result<Format, ApiError> {
+    if let Some(name) = name {
+        if name.contains(['/', '\\'])
+            || name.split('.').all(str::is_empty)
+            || name.contains("..")
+            || name.chars().any(char::is_control)
+        {
+            return Err(ApiError::bad_request(
+                "serve.path",
+                "the file part's name must be a plain file name (no folders, no ..)",
+            )
+            .at("file", name));
+        }
+    }
+    let text = query.or_else(|| name.and_then(|n| n.rsplit_once('.').map(|(_, e)| e)));
+    match text.map(str::to_ascii_lowercase).as_deref() {
+        Some("csv") => Ok(Format::Csv),
+        Some("ndjson" | "jsonl") => Ok(Format::Ndjson),
+        Some("parquet") => Ok(Format::Parquet),
+        other => Err(ApiError::bad_request(
+            "serve.format",
+            "the file's format is csv, ndjson or parquet: name the file part with that \
+             extension, or pass ?format=",
+        )
+        .at("format", other.unwrap_or(""))),
+    }
+}
+
+/// Counts a delivery in flight for as long as it lives, so that shutdown waits for it.
+struct InFlight(Shared);
+
+impl InFlight {
+    fn new(s: &Shared) -> InFlight {
+        s.in_flight.fetch_add(1, Ordering::SeqCst);
+        s.metrics.in_flight.inc();
+        InFlight(s.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.metrics.in_flight.dec();
+        if self.0.in_flight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct DeliverQuery {
+    format: Option<String>,
+}
+
+async fn post_delivery(
+    State(s): State<Shared>,
+    UrlPath(table): UrlPath<String>,
+    Query(q): Query<DeliverQuery>,
+    headers: HeaderMap,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Response, ApiError> {
+    if s.stopping.load(Ordering::SeqCst) {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::SHUTTING_DOWN,
+            "serve.shutdown",
+            "the service is shutting down; send the delivery again once it is back",
+        ));
+    }
+    let sender = s.sender(&headers)?;
+    let contract = s.table(&sender, &table, true)?;
+    let refused = |e: ApiError| {
+        s.metrics
+            .deliveries
+            .get_or_create(&metrics::Outcome {
+                table: table.clone(),
+                outcome: "refused".into(),
+            })
+            .inc();
+        e
+    };
+    let max = s.config.max_bytes;
+    if let Some(len) = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > max.saturating_add(MANIFEST_MAX as u64 + 64 * 1024) {
+            return Err(refused(too_large(max)));
+        }
+    }
+    let mut multipart = multipart.map_err(|e| {
+        refused(ApiError::bad_request(
+            "serve.body",
+            format!("the body is not multipart/form-data with a manifest and a file part: {e}"),
+        ))
+    })?;
+    let _in_flight = InFlight::new(&s);
+    let started = Instant::now();
+    let mut manifest: Option<Manifest> = None;
+    let mut staged: Option<(tempfile::NamedTempFile, Format, u64)> = None;
+    let idle = s.config.request_timeout;
+    loop {
+        let next = tokio::time::timeout(idle, multipart.next_field())
+            .await
+            .map_err(|_| refused(timeout_error()))?;
+        let field = match next {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            Err(e) => return Err(refused(multipart_error(e, max))),
+        };
+        match field.name() {
+            Some("manifest") => {
+                let bytes = read_small(field, idle, max).await.map_err(&refused)?;
+                let m = Manifest::from_slice(&bytes).map_err(|e| {
+                    refused(
+                        ApiError::new(
+                            StatusCode::BAD_REQUEST,
+                            codes::MANIFEST_INVALID,
+                            "MAN-01",
+                            format!("the manifest part is refused: {}", e),
+                        )
+                        .at(
+                            "manifest",
+                            &String::from_utf8_lossy(&bytes[..bytes.len().min(256)]),
+                        ),
+                    )
+                })?;
+                manifest = Some(m);
+            }
+            Some("file") => {
+                if staged.is_some() {
+                    return Err(refused(ApiError::bad_request(
+                        "serve.body",
+                        "the body has two file parts; send one",
+                    )));
+                }
+                let format =
+                    file_format(field.file_name(), q.format.as_deref()).map_err(&refused)?;
+                let (tmp, size) = stage(field, &s.config.staging, max, idle)
+                    .await
+                    .map_err(&refused)?;
+                staged = Some((tmp, format, size));
+            }
+            other => {
+                let name = other.unwrap_or("").to_owned();
+                return Err(refused(
+                    ApiError::bad_request("serve.body", "a delivery's parts are manifest and file")
+                        .at("part", &name),
+                ));
+            }
+        }
+    }
+    let Some(manifest) = manifest else {
+        return Err(refused(ApiError::bad_request(
+            "serve.body",
+            "the body has no manifest part",
+        )));
+    };
+    let Some((tmp, format, size)) = staged else {
+        return Err(refused(ApiError::bad_request(
+            "serve.body",
+            "the body has no file part",
+        )));
+    };
+    if manifest.table() != table {
+        return Err(refused(
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                codes::MANIFEST_INVALID,
+                "serve.path",
+                format!(
+                    "the manifest is of another table than the URL's ({:?})",
+                    cut(&table)
+                ),
+            )
+            .at("manifest.table", manifest.table()),
+        ));
+    }
+    let label = metrics::Table {
+        table: table.clone(),
+    };
+    s.metrics
+        .upload_seconds
+        .get_or_create(&label)
+        .observe(started.elapsed().as_secs_f64());
+    s.metrics.bytes.get_or_create(&label).inc_by(size);
+
+    // Deliveries to one table wait here (at most max_concurrent reach the store's write
+    // lock); other tables go on in parallel.
+    let slot = s.slot(&table);
+    let _permit = slot
+        .acquire_owned()
+        .await
+        .expect("the semaphore is never closed");
+    let decided = Instant::now();
+    let service = s.clone();
+    let name = sender.name.clone();
+    // The decision's own count: it outlives this handler when the sender goes away.
+    let deciding = InFlight::new(&s);
+    drop(_in_flight);
+    // The blocking task owns the staged file: a sender that goes away mid-decision does not
+    // stop the engine, which commits or rolls back as a whole; the file goes with the task.
+    let delivery = tokio::task::spawn_blocking(move || {
+        let mut contract = (*contract).clone();
+        contract.options = contract.options.format(format);
+        let result = deliver::deliver(
+            &service.config.store,
+            &contract,
+            &manifest,
+            tmp.path(),
+            &name,
+            service.config.lock_timeout,
+        );
+        drop(tmp);
+        drop(deciding);
+        result
+    })
+    .await
+    .map_err(|e| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            codes::STORE_FAILED,
+            "RECV-01",
+            format!("the delivery's task failed: {e}"),
+        )
+    })?;
+    s.metrics
+        .decision_seconds
+        .get_or_create(&label)
+        .observe(decided.elapsed().as_secs_f64());
+    let delivery = delivery.map_err(&refused)?;
+    let receipt = &delivery.receipt;
+    let outcome = deliver::outcome_name(receipt.outcome());
+    s.metrics
+        .deliveries
+        .get_or_create(&metrics::Outcome {
+            table: table.clone(),
+            outcome: outcome.into(),
+        })
+        .inc();
+    if receipt.outcome() == Outcome::Accepted {
+        s.metrics
+            .rows
+            .get_or_create(&label)
+            .inc_by(receipt.manifest().rows());
+    }
+    for check in receipt.failures() {
+        s.metrics
+            .refusals
+            .get_or_create(&metrics::Refusal {
+                table: table.clone(),
+                check: check.name().to_owned(),
+            })
+            .inc();
+    }
+    if let Some(lineage) = &s.lineage {
+        let namespace = dogana_stores::without_password(&s.config.store.to_string());
+        if let Err(e) = lineage.record(&namespace, &delivery, size) {
+            tracing::warn!(error = %e, "cannot append the OpenLineage event");
+        }
+    }
+    tracing::info!(
+        table = %table,
+        sender = %sender.name,
+        outcome,
+        receipt = %receipt.identity(),
+        bytes = size,
+        seconds = started.elapsed().as_secs_f64(),
+        "delivery decided"
+    );
+    let status = if receipt.outcome() == Outcome::Rejected {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(answer(&delivery))).into_response())
+}
+
+fn timeout_error() -> ApiError {
+    ApiError::new(
+        StatusCode::REQUEST_TIMEOUT,
+        codes::REQUEST_TIMEOUT,
+        "serve.limits",
+        "the upload sent nothing for longer than the request timeout; nothing was staged",
+    )
+}
+
+fn too_large(max: u64) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        codes::TOO_LARGE,
+        "serve.limits",
+        format!("the delivery is larger than this service takes ({max} bytes); nothing was staged"),
+    )
+}
+
+fn multipart_error(e: axum::extract::multipart::MultipartError, max: u64) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return too_large(max);
+    }
+    ApiError::bad_request(
+        "serve.body",
+        format!("the multipart body cannot be read: {}", e.body_text()),
+    )
+}
+
+/// A small part, read whole (at most [`MANIFEST_MAX`] bytes).
+async fn read_small(
+    mut field: axum::extract::multipart::Field<'_>,
+    idle: Duration,
+    max: u64,
+) -> Result<Vec<u8>, ApiError> {
+    let mut out = Vec::new();
+    loop {
+        let chunk = tokio::time::timeout(idle, field.chunk())
+            .await
+            .map_err(|_| timeout_error())?;
+        match chunk {
+            Ok(Some(bytes)) => {
+                if out.len() + bytes.len() > MANIFEST_MAX {
+                    return Err(ApiError::bad_request(
+                        "serve.body",
+                        "the manifest part is over 1 MiB",
+                    ));
+                }
+                out.extend_from_slice(&bytes);
+            }
+            Ok(None) => return Ok(out),
+            Err(e) => return Err(multipart_error(e, max)),
+        }
+    }
+}
+
+/// Streams the file part to a staging file (never whole in memory); the file is removed when
+/// dropped, so a sender that goes away leaves nothing staged. A full disk is 507.
+async fn stage(
+    mut field: axum::extract::multipart::Field<'_>,
+    dir: &std::path::Path,
+    max: u64,
+    idle: Duration,
+) -> Result<(tempfile::NamedTempFile, u64), ApiError> {
+    let io = |e: std::io::Error| {
+        if e.raw_os_error() == Some(28) || e.kind() == std::io::ErrorKind::StorageFull {
+            ApiError::new(
+                StatusCode::INSUFFICIENT_STORAGE,
+                codes::DISK_FULL,
+                "serve.limits",
+                "the receiver's staging disk is full; nothing was staged or decided",
+            )
+        } else {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                codes::STORE_FAILED,
+                "serve.staging",
+                format!("cannot write the staging file: {e}"),
+            )
+        }
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".upload-")
+        .tempfile_in(dir)
+        .map_err(io)?;
+    let mut out = tokio::fs::File::from_std(tmp.as_file().try_clone().map_err(io)?);
+    let mut size: u64 = 0;
+    loop {
+        let chunk = tokio::time::timeout(idle, field.chunk())
+            .await
+            .map_err(|_| timeout_error())?;
+        match chunk {
+            Ok(Some(bytes)) => {
+                size += bytes.len() as u64;
+                if size > max {
+                    return Err(too_large(max));
+                }
+                out.write_all(&bytes).await.map_err(io)?;
+            }
+            Ok(None) => break,
+            Err(e) => return Err(multipart_error(e, max)),
+        }
+    }
+    out.flush().await.map_err(io)?;
+    Ok((tmp, size))
+}
+
+async fn get_claims(
+    State(s): State<Shared>,
+    UrlPath(table): UrlPath<String>,
+    Query(q): Query<queries::ClaimsQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let sender = s.sender(&headers)?;
+    let contract = s.table(&sender, &table, false)?;
+    let service = s.clone();
+    let body =
+        tokio::task::spawn_blocking(move || queries::claims(&service.config.store, &contract, &q))
+            .await
+            .map_err(join_error)??;
+    Ok(Json(body).into_response())
+}
+
+async fn get_receipts(
+    State(s): State<Shared>,
+    UrlPath(table): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let sender = s.sender(&headers)?;
+    let contract = s.table(&sender, &table, false)?;
+    let service = s.clone();
+    let body =
+        tokio::task::spawn_blocking(move || queries::receipts(&service.config.store, &contract))
+            .await
+            .map_err(join_error)??;
+    Ok(Json(body).into_response())
+}
+
+async fn get_plan(
+    State(s): State<Shared>,
+    UrlPath(table): UrlPath<String>,
+    Query(q): Query<queries::PlanQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let sender = s.sender(&headers)?;
+    let contract = s.table(&sender, &table, false)?;
+    let service = s.clone();
+    let body =
+        tokio::task::spawn_blocking(move || queries::plan(&service.config.store, &contract, &q))
+            .await
+            .map_err(join_error)??;
+    Ok(Json(body).into_response())
+}
+
+async fn get_next(
+    State(s): State<Shared>,
+    UrlPath(table): UrlPath<String>,
+    Query(q): Query<queries::NextQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let sender = s.sender(&headers)?;
+    let contract = s.table(&sender, &table, false)?;
+    let service = s.clone();
+    let body =
+        tokio::task::spawn_blocking(move || queries::next(&service.config.store, &contract, &q))
+            .await
+            .map_err(join_error)??;
+    Ok(Json(body).into_response())
+}
+
+fn join_error(e: tokio::task::JoinError) -> ApiError {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        codes::STORE_FAILED,
+        "serve.read",
+        format!("the read's task failed: {e}"),
+    )
+}
+
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// Ready when the store opens for reading (or does not exist yet: the first delivery creates
+/// it) and the service is not stopping.
+async fn readyz(State(s): State<Shared>) -> Response {
+    if s.stopping.load(Ordering::SeqCst) {
+        return (StatusCode::SERVICE_UNAVAILABLE, "stopping\n").into_response();
+    }
+    let service = s.clone();
+    let opened = tokio::task::spawn_blocking(move || {
+        match dogana_stores::open(&service.config.store, false) {
+            Ok(_) => Ok(()),
+            Err(e) if dogana_stores::code_of(&e) == codes::STORE_MISSING => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    })
+    .await;
+    match opened {
+        Ok(Ok(())) => (StatusCode::OK, "ready\n").into_response(),
+        Ok(Err(e)) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("the store does not open: {}\n", cut(&e)),
+        )
+            .into_response(),
+        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, format!("{e}\n")).into_response(),
+    }
+}
+
+async fn metrics_text(State(s): State<Shared>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        s.metrics.text(),
+    )
+        .into_response()
+}
+
+async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        codes::REQUEST_INVALID,
+        "serve.routes",
+        "no such route; GET /v1/openapi.json lists them",
+    )
+}
+
+/// Every route (the OpenAPI document lists the same ones: a test holds them equal).
+pub(crate) fn router(s: Shared) -> Router {
+    // The body limit is the file's plus room for the manifest and the multipart framing;
+    // `stage` counts the file's own bytes against max_bytes.
+    let limit = usize::try_from(
+        s.config
+            .max_bytes
+            .saturating_add(MANIFEST_MAX as u64 + 64 * 1024),
+    )
+    .unwrap_or(usize::MAX);
+    Router::new()
+        .route("/v1/tables/{table}/deliveries", post(post_delivery))
+        .route("/v1/tables/{table}/claims", get(get_claims))
+        .route("/v1/tables/{table}/receipts", get(get_receipts))
+        .route("/v1/tables/{table}/plan", get(get_plan))
+        .route("/v1/tables/{table}/next", get(get_next))
+        .route("/v1/openapi.json", get(openapi))
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics_text))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(s)
+}
+
+/// The routes as (method, path) pairs, for the OpenAPI test.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("post", "/v1/tables/{table}/deliveries"),
+    ("get", "/v1/tables/{table}/claims"),
+    ("get", "/v1/tables/{table}/receipts"),
+    ("get", "/v1/tables/{table}/plan"),
+    ("get", "/v1/tables/{table}/next"),
+    ("get", "/v1/openapi.json"),
+    ("get", "/healthz"),
+    ("get", "/readyz"),
+    ("get", "/metrics"),
+];
+
+/// Runs until SIGTERM or SIGINT: accepts connections, serves them, and on the signal stops
+/// accepting, lets each delivery in flight finish (the engine commits or rolls back as a
+/// whole), then returns.
+pub(crate) async fn run(
+    service: Service,
+    listener: tokio::net::TcpListener,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let s: Shared = Arc::new(service);
+    let app = router(s.clone());
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let header_timeout = s.config.request_timeout;
+    ready(listener.local_addr()?);
+
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let app = app.clone();
+                let tls = tls.clone();
+                let watcher = graceful.watcher();
+                tokio::spawn(async move {
+                    let service = hyper_util::service::TowerToHyperService::new(app);
+                    let mut builder = hyper::server::conn::http1::Builder::new();
+                    builder.timer(TokioTimer::new()).header_read_timeout(header_timeout);
+                    let result = match tls {
+                        Some(acceptor) => {
+                            let Ok(Ok(stream)) = tokio::time::timeout(header_timeout, acceptor.accept(stream)).await else {
+                                tracing::info!(peer = %peer, "TLS handshake failed or timed out");
+                                return;
+                            };
+                            watcher.watch(builder.serve_connection(TokioIo::new(stream), service)).await
+                        }
+                        None => watcher.watch(builder.serve_connection(TokioIo::new(stream), service)).await,
+                    };
+                    if let Err(e) = result {
+                        tracing::debug!(peer = %peer, error = %e, "connection ended");
+                    }
+                });
+            }
+            _ = hangup.recv() => {
+                match s.reload() {
+                    Ok((senders, tables)) => tracing::info!(senders, tables, "reloaded the tokens file and the contracts folder"),
+                    Err(e) => tracing::error!(error = %e, "reload refused; keeping the last good configuration"),
+                }
+            }
+            _ = terminate.recv() => break,
+            _ = tokio::signal::ctrl_c() => break,
+        }
+    }
+    tracing::info!("shutting down: no new connection; deliveries in flight finish");
+    s.stopping.store(true, Ordering::SeqCst);
+    drop(listener);
+    // Connections close once their request is answered; deliveries whose sender went away
+    // still run in their blocking task: wait for those too.
+    let _ = tokio::time::timeout(Duration::from_secs(3600), graceful.shutdown()).await;
+    while s.in_flight.load(Ordering::SeqCst) > 0 {
+        let notified = s.idle.notified();
+        if s.in_flight.load(Ordering::SeqCst) == 0 {
+            break;
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(200), notified).await;
+    }
+    tracing::info!("stopped");
+    Ok(())
+}
