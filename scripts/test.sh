@@ -6,8 +6,9 @@
 #   - a Postgres server (scripts/postgres.sh, Debian's postgresql when initdb is missing);
 #   - Chromium and its fonts (scripts/test-browser.sh, from Debian);
 #   - Python virtual environments for dbt-duckdb and for the Python package (PyPI);
+#   - curl (scripts/test-serve.sh: the receiving service as a sender uses it);
 # then the workspace's tests, the Postgres backend and the command line on it, the command
-# line with the DuckDB backend and the dbt recipe on a store it made, the Parquet reader, the
+# line with the DuckDB backend and the receiving service (Rust and curl), the dbt recipe on a store it made, the Parquet reader, the
 # page in a real browser, the Python package, and the lake store against moto (S3) and
 # Azurite (Azure) on 127.0.0.1 (scripts/test-lake.sh: pip and npm pins in scripts/lake/; npm from
 # Debian when missing).
@@ -23,6 +24,7 @@ need_apt() { # need_apt COMMAND PACKAGE WHY
         exit 1
     fi
 }
+need_apt curl curl "the receiving service's curl cases"
 need_apt node nodejs "the ECMAScript number test of dogana-json"
 need_apt npm npm "Azurite, the lake store's Azure test server"
 bash scripts/libduckdb.sh >/dev/null
@@ -32,8 +34,10 @@ step "cargo test --workspace (but the Postgres backend's, which need a server: b
 cargo test --workspace --exclude dogana-postgres
 step "the Postgres backend and the command line on it, on a throwaway server"
 bash scripts/test-postgres.sh
-step "the command line with the DuckDB backend and Parquet"
-cargo test -p dogana-cli --features duckdb,parquet
+step "the command line with the DuckDB backend, Parquet and the receiving service"
+cargo test -p dogana-cli --features duckdb,parquet,serve
+step "the receiving service through curl"
+DOGANA_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/dogana" bash scripts/test-serve.sh
 step "the dbt recipe with dbt-duckdb on a store dogana deliver made"
 # the binary the step above built, with the DuckDB backend
 DOGANA_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/dogana" bash scripts/test-dbt.sh

@@ -73,7 +73,7 @@ impl fmt::Display for Kind {
 pub struct Code {
     /// `DGN-` and three digits: the hundreds are the area (0 the call, 1 the files and
     /// options, 2 a delivery, 3 the store, 4 transient failures, 5 planning and service levels,
-    /// 6 the lake store).
+    /// 6 the lake store, 7 the receiving service).
     pub id: &'static str,
     /// The Rust name of the constant, as the sources use it.
     pub name: &'static str,
@@ -241,6 +241,14 @@ codes! {
     DISK_FULL = "DGN-403", Transient,
         "The disk or the database's quota is full; nothing was committed.",
         "Free space, then retry.";
+    /// An upload that stalled.
+    REQUEST_TIMEOUT = "DGN-404", Transient,
+        "The upload sent nothing for longer than the service's request timeout; nothing was staged or decided.",
+        "Send the delivery again.";
+    /// The service is stopping.
+    SHUTTING_DOWN = "DGN-405", Transient,
+        "The receiving service is shutting down and takes no new delivery; those in flight finish.",
+        "Send the delivery again once the service is back.";
 
     /// The planner cannot plan the request.
     PLANNING_REFUSED = "DGN-501", Refusal,
@@ -296,18 +304,10 @@ codes! {
     TOO_LARGE = "DGN-704", Refusal,
         "The delivery is larger than the receiving service's --max-bytes; nothing was staged.",
         "Send a smaller file (a window or changes instead of a full read), or ask for a higher limit.";
-    /// An upload that stalled.
-    REQUEST_TIMEOUT = "DGN-705", Transient,
-        "The upload sent nothing for longer than the service's request timeout; nothing was staged or decided.",
-        "Send the delivery again.";
     /// The service's own configuration is refused.
-    SERVICE_CONFIG_INVALID = "DGN-706", Refusal,
+    SERVICE_CONFIG_INVALID = "DGN-705", Refusal,
         "The receiving service's tokens file, contracts folder or listen address is refused: the message names the file, the entry and the rule.",
         "Fix the entry the message names; on SIGHUP the service keeps its last good configuration until then.";
-    /// The service is stopping.
-    SHUTTING_DOWN = "DGN-707", Transient,
-        "The receiving service is shutting down and takes no new delivery; those in flight finish.",
-        "Send the delivery again once the service is back.";
 }
 
 /// The code whose identifier is `id`, if there is one.

@@ -48,6 +48,17 @@ pub fn deliver(
         .map_err(|e| ApiError::store("delivering", &e))
 }
 
+/// Opens the store for reading only; None when it is a file that does not exist yet (the
+/// first delivery creates it: nothing is claimed before).
+pub fn open_reader(store: &Spec) -> Result<Option<dogana_stores::Opened>, ApiError> {
+    if store.path().is_some_and(|p| !p.exists()) {
+        return Ok(None);
+    }
+    dogana_stores::open(store, false)
+        .map(Some)
+        .map_err(|e| ApiError::store("opening the store", &e))
+}
+
 /// The answer to a decided delivery: `{"outcome", "redecided", "receipt", "failed_checks"}`,
 /// the receipt as its wire document.
 pub fn answer(delivery: &Delivery) -> serde_json::Value {

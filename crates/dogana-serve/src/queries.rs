@@ -12,7 +12,7 @@ use dogana_stores::Spec;
 use serde::Deserialize;
 
 use crate::contracts::TableContract;
-use crate::deliver::{now, outcome_name};
+use crate::deliver::{now, open_reader, outcome_name};
 use crate::error::ApiError;
 
 fn bad(field: &str, value: &str, message: String) -> ApiError {
@@ -97,12 +97,8 @@ fn window(table: &TableContract, text: &str) -> Result<Window, ApiError> {
 /// The stored ledger of the table, or an empty one under its contract.
 fn ledger(store: &Spec, table: &TableContract) -> Result<Ledger, ApiError> {
     let name = table.contract.table();
-    let mut opened = match dogana_stores::open(store, false) {
-        Ok(o) => o,
-        Err(e) if dogana_stores::code_of(&e) == codes::STORE_MISSING => {
-            return Ok(Ledger::new(table.contract.clone()))
-        }
-        Err(e) => return Err(ApiError::store("opening the store", &e)),
+    let Some(mut opened) = open_reader(store)? else {
+        return Ok(Ledger::new(table.contract.clone()));
     };
     let stored = opened
         .ledger(name)
@@ -159,12 +155,8 @@ pub fn claims(
 
 /// Every receipt kept, in order: `[{"seq", "accepted_order", "outcome", "identity", "receipt"}]`.
 pub fn receipts(store: &Spec, table: &TableContract) -> Result<serde_json::Value, ApiError> {
-    let mut opened = match dogana_stores::open(store, false) {
-        Ok(o) => o,
-        Err(e) if dogana_stores::code_of(&e) == codes::STORE_MISSING => {
-            return Ok(serde_json::json!([]))
-        }
-        Err(e) => return Err(ApiError::store("opening the store", &e)),
+    let Some(mut opened) = open_reader(store)? else {
+        return Ok(serde_json::json!([]));
     };
     let receipts = opened
         .receipts(table.contract.table())

@@ -664,11 +664,9 @@ async fn readyz(State(s): State<Shared>) -> Response {
     }
     let service = s.clone();
     let opened = tokio::task::spawn_blocking(move || {
-        match dogana_stores::open(&service.config.store, false) {
-            Ok(_) => Ok(()),
-            Err(e) if dogana_stores::code_of(&e) == codes::STORE_MISSING => Ok(()),
-            Err(e) => Err(e.to_string()),
-        }
+        deliver::open_reader(&service.config.store)
+            .map(drop)
+            .map_err(|e| e.message.clone())
     })
     .await;
     match opened {
@@ -758,10 +756,12 @@ pub(crate) async fn run(
     let app = router(s.clone());
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let header_timeout = s.config.request_timeout;
-    ready(listener.local_addr()?);
-
+    // the handlers are in place before anyone is told where to connect: a SIGHUP sent right
+    // after would otherwise end the process
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    ready(listener.local_addr()?);
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -802,7 +802,7 @@ pub(crate) async fn run(
                 }
             }
             _ = terminate.recv() => break,
-            _ = tokio::signal::ctrl_c() => break,
+            _ = interrupt.recv() => break,
         }
     }
     tracing::info!("shutting down: no new connection; deliveries in flight finish");

@@ -1,0 +1,661 @@
+//! `dogana serve` and `dogana watch` (the serve feature), through the binary: the real server
+//! on 127.0.0.1, talked to with a real HTTP client.
+#![cfg(feature = "serve")]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{text, Work, ORDERS_TOML};
+use reqwest::blocking::{multipart, Client};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+const SUNDAY: &str = "\
+id,order_date,updated_at,amount,deleted
+1,2026-10-20,2026-10-20T10:00:00Z,10.00,false
+2,2026-10-21,2026-10-21T10:00:00Z,20.00,false
+3,2026-10-22,2026-10-22T10:00:00Z,30.00,false
+";
+
+const ACME: &str = "token-of-acme";
+const BETA: &str = "token-of-beta";
+
+fn digest(token: &str) -> String {
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// acme delivers orders; beta reads customers only.
+fn tokens() -> String {
+    format!(
+        "[[sender]]\nname = \"acme\"\ntoken_sha256 = \"{}\"\ndeliver = [\"orders\"]\n\n\
+         [[sender]]\nname = \"beta\"\ntoken_sha256 = \"{}\"\nread = [\"customers\"]\n",
+        digest(ACME),
+        digest(BETA)
+    )
+}
+
+/// A working directory with contracts/orders.toml, senders.toml, and sun.csv with its
+/// manifest (3 rows, full read) — `rows` declared in the manifest.
+fn work(rows: &str) -> Work {
+    let work = Work::new();
+    std::fs::create_dir(work.path("contracts")).unwrap();
+    work.write("contracts/orders.toml", ORDERS_TOML);
+    work.write("senders.toml", &tokens());
+    work.write("sun.csv", SUNDAY);
+    work.dogana([
+        "manifest",
+        "sun.csv",
+        "--contract",
+        "contracts/orders.toml",
+        "--shape",
+        "full",
+        "--produced-at",
+        "2026-10-25T06:00:00Z",
+        "--rows",
+        rows,
+        "--force",
+    ])
+    .assert()
+    .success();
+    work
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(work: &Work, extra: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dogana"))
+            .current_dir(work.dir())
+            .args([
+                "serve",
+                "--store",
+                "orders.db",
+                "--contracts",
+                "contracts",
+                "--tokens",
+                "senders.toml",
+                "--listen",
+                "127.0.0.1:0",
+                "--staging",
+                "staging",
+            ])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("no listening line: {line:?}"))
+            .to_owned();
+        Server { child, base }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn signal(&self, signal: &str) {
+        let ok = Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn client() -> Client {
+    Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap()
+}
+
+fn delivery(work: &Work, file: &str) -> multipart::Form {
+    multipart::Form::new()
+        .part(
+            "manifest",
+            multipart::Part::bytes(std::fs::read(work.path(&format!("{file}.json"))).unwrap()),
+        )
+        .part(
+            "file",
+            multipart::Part::bytes(std::fs::read(work.path(file)).unwrap())
+                .file_name(file.to_owned()),
+        )
+}
+
+fn post(server: &Server, table: &str, token: Option<&str>, form: multipart::Form) -> (u16, Value) {
+    let mut req = client()
+        .post(server.url(&format!("/v1/tables/{table}/deliveries")))
+        .multipart(form);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let resp = req.send().unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().unwrap_or(Value::Null))
+}
+
+fn get(server: &Server, path: &str, token: Option<&str>) -> (u16, String) {
+    let mut req = client().get(server.url(path));
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let resp = req.send().unwrap();
+    (resp.status().as_u16(), resp.text().unwrap())
+}
+
+fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or("")
+}
+
+/// The receipts `dogana receipts --json` lists for orders.
+fn stored_receipts(work: &Work) -> Vec<Value> {
+    let out = work
+        .dogana(["receipts", "--store", "orders.db", "orders", "--json"])
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Vec::new();
+    }
+    match serde_json::from_str(&text(&out.stdout)).unwrap() {
+        Value::Array(receipts) => receipts,
+        other => panic!("not an array: {other}"),
+    }
+}
+
+fn staged(work: &Work) -> usize {
+    std::fs::read_dir(work.path("staging"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+// rule: PLANNER-18
+#[test]
+fn a_delivery_pushed_is_accepted_with_the_sender_as_its_source() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    let (status, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["outcome"], "accepted");
+    assert_eq!(body["receipt"]["source"], "acme", "{body}");
+    assert_eq!(stored_receipts(&work).len(), 1);
+    assert_eq!(
+        staged(&work),
+        0,
+        "the staged upload is removed once decided"
+    );
+}
+
+// rule: RECV-01
+#[test]
+fn the_same_manifest_pushed_again_is_a_replay() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    let (_, first) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    let (status, again) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!(status, 200);
+    assert_eq!(again["outcome"], "replayed");
+    assert_eq!(again["receipt_identity"], first["receipt_identity"]);
+    assert_eq!(stored_receipts(&work).len(), 1, "a replay stores nothing");
+}
+
+// rule: CHECK-02, RECV-11
+#[test]
+fn a_delivery_whose_manifest_lies_is_422_with_its_failed_checks_and_the_receipt_kept() {
+    let work = work("4");
+    let server = Server::start(&work, &[]);
+    let (status, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["outcome"], "rejected");
+    let failed = body["failed_checks"].as_array().unwrap();
+    assert!(failed.iter().any(|c| c["name"] == "rows"), "{body}");
+    assert_eq!(
+        stored_receipts(&work).len(),
+        1,
+        "the rejection's receipt is kept"
+    );
+}
+
+#[test]
+fn without_a_valid_token_a_delivery_is_401_and_nothing_is_stored() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    let (status, body) = post(&server, "orders", None, delivery(&work, "sun.csv"));
+    assert_eq!((status, code(&body)), (401, "DGN-701"), "{body}");
+    let (status, body) = post(&server, "orders", Some("guess"), delivery(&work, "sun.csv"));
+    assert_eq!((status, code(&body)), (401, "DGN-701"), "{body}");
+    assert!(stored_receipts(&work).is_empty());
+    assert!(!work.exists("orders.db"));
+}
+
+#[test]
+fn a_token_for_another_table_is_403_without_saying_whether_the_table_exists() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    // beta may read customers, and deliver nothing
+    let (status, on_orders) = post(&server, "orders", Some(BETA), delivery(&work, "sun.csv"));
+    assert_eq!((status, code(&on_orders)), (403, "DGN-702"));
+    let (status, on_nothing) = post(
+        &server,
+        "no_such_table",
+        Some(BETA),
+        delivery(&work, "sun.csv"),
+    );
+    assert_eq!((status, code(&on_nothing)), (403, "DGN-702"));
+    assert_eq!(
+        on_orders["error"]["message"], on_nothing["error"]["message"],
+        "the refusal is the same for a table that exists and one that does not"
+    );
+    let (status, _) = get(&server, "/v1/tables/orders/claims", Some(BETA));
+    assert_eq!(status, 403, "reading is granted per table too");
+    assert!(stored_receipts(&work).is_empty());
+}
+
+#[test]
+fn a_file_over_max_bytes_is_413_and_nothing_is_staged_or_stored() {
+    let work = work("3");
+    let server = Server::start(&work, &["--max-bytes", "100"]);
+    let (status, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!((status, code(&body)), (413, "DGN-704"), "{body}");
+    assert_eq!(staged(&work), 0);
+    assert!(stored_receipts(&work).is_empty());
+}
+
+#[test]
+fn a_body_without_its_file_part_is_400_naming_what_is_missing() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    let form = multipart::Form::new().part(
+        "manifest",
+        multipart::Part::bytes(std::fs::read(work.path("sun.csv.json")).unwrap()),
+    );
+    let (status, body) = post(&server, "orders", Some(ACME), form);
+    assert_eq!((status, code(&body)), (400, "DGN-703"), "{body}");
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no file part"));
+    let form = delivery(&work, "sun.csv").text("extra", "x");
+    let (status, body) = post(&server, "orders", Some(ACME), form);
+    assert_eq!(
+        (status, body["error"]["field"].as_str()),
+        (400, Some("part")),
+        "{body}"
+    );
+    assert!(stored_receipts(&work).is_empty());
+}
+
+#[test]
+fn a_manifest_of_another_table_than_the_url_is_400() {
+    let work = work("3");
+    work.write(
+        "contracts/customers.toml",
+        &ORDERS_TOML.replace("\"orders\"", "\"customers\""),
+    );
+    work.write(
+        "senders.toml",
+        &tokens().replace(
+            "deliver = [\"orders\"]",
+            "deliver = [\"orders\", \"customers\"]",
+        ),
+    );
+    let server = Server::start(&work, &[]);
+    let (status, body) = post(&server, "customers", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!(
+        (status, body["error"]["field"].as_str()),
+        (400, Some("manifest.table")),
+        "{body}"
+    );
+}
+
+#[test]
+fn path_traversal_in_table_and_file_names_is_refused() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    let (status, body) = post(
+        &server,
+        "..%2F..%2Fetc",
+        Some(ACME),
+        delivery(&work, "sun.csv"),
+    );
+    assert_eq!((status, code(&body)), (400, "DGN-703"), "{body}");
+    let form = multipart::Form::new()
+        .part(
+            "manifest",
+            multipart::Part::bytes(std::fs::read(work.path("sun.csv.json")).unwrap()),
+        )
+        .part(
+            "file",
+            multipart::Part::bytes(SUNDAY.as_bytes().to_vec()).file_name("../../sun.csv"),
+        );
+    let (status, body) = post(&server, "orders", Some(ACME), form);
+    assert_eq!(
+        (status, body["error"]["field"].as_str()),
+        (400, Some("file")),
+        "{body}"
+    );
+    assert!(stored_receipts(&work).is_empty());
+}
+
+// rule: RECV-11
+#[test]
+fn a_sender_reads_claims_receipts_and_what_to_send_next() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    let (_, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!(body["outcome"], "accepted");
+    let (status, claims) = get(
+        &server,
+        "/v1/tables/orders/claims?at=2026-10-25T07:00:00Z",
+        Some(ACME),
+    );
+    assert_eq!(status, 200);
+    let claims: Value = serde_json::from_str(&claims).unwrap();
+    assert_eq!(
+        claims["dates"]["complete_as_of"],
+        "2026-10-25T06:00:00+00:00"
+    );
+    let (status, receipts) = get(&server, "/v1/tables/orders/receipts", Some(ACME));
+    assert_eq!(status, 200);
+    let receipts: Value = serde_json::from_str(&receipts).unwrap();
+    assert_eq!(receipts[0]["identity"], body["receipt_identity"]);
+    let (status, next) = get(
+        &server,
+        "/v1/tables/orders/next?shape=changes&until=2026-10-26T06:00:00Z",
+        Some(ACME),
+    );
+    assert_eq!(status, 200);
+    let next: Value = serde_json::from_str(&next).unwrap();
+    assert_eq!(
+        next["extraction"]["since"]["$datetime"],
+        "2026-10-25T06:00:00+00:00"
+    );
+    let (status, plan) = get(
+        &server,
+        "/v1/tables/orders/plan?complete_as_of=2026-10-25T06:00:00Z",
+        Some(ACME),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(
+        serde_json::from_str::<Value>(&plan).unwrap()["extraction"],
+        Value::Null
+    );
+    let (status, bad) = get(
+        &server,
+        "/v1/tables/orders/claims?at=2026-10-25",
+        Some(ACME),
+    );
+    assert_eq!(status, 400, "{bad}");
+    assert!(bad.contains("\"field\":\"at\""), "{bad}");
+}
+
+#[test]
+fn health_readiness_metrics_and_the_openapi_document_answer() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    assert_eq!(get(&server, "/healthz", None).0, 200);
+    assert_eq!(get(&server, "/readyz", None).0, 200);
+    post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    let (status, metrics) = get(&server, "/metrics", None);
+    assert_eq!(status, 200);
+    assert!(
+        metrics.contains("dogana_deliveries_total{table=\"orders\",outcome=\"accepted\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("dogana_delivered_rows_total{table=\"orders\"} 3"),
+        "{metrics}"
+    );
+    let (status, doc) = get(&server, "/v1/openapi.json", None);
+    assert_eq!(status, 200);
+    assert_eq!(doc, dogana_serve_openapi());
+}
+
+fn dogana_serve_openapi() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../dogana-serve/openapi.json"),
+    )
+    .unwrap()
+}
+
+#[test]
+fn sighup_reads_the_tokens_file_again() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    let newcomer = "token-of-gamma";
+    let (status, _) = get(&server, "/v1/tables/orders/claims", Some(newcomer));
+    assert_eq!(status, 401);
+    work.write(
+        "senders.toml",
+        &format!(
+            "{}\n[[sender]]\nname = \"gamma\"\ntoken_sha256 = \"{}\"\nread = [\"orders\"]\n",
+            tokens(),
+            digest(newcomer)
+        ),
+    );
+    server.signal("-HUP");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, _) = get(&server, "/v1/tables/orders/claims", Some(newcomer));
+        if status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the new sender was never let in");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_client_that_sends_its_headers_slowly_is_cut_off() {
+    let work = work("3");
+    let server = Server::start(&work, &["--request-timeout", "1"]);
+    let addr = server.base.strip_prefix("http://").unwrap();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    let _ = stream.read_to_end(&mut rest);
+    assert!(
+        started.elapsed() < Duration::from_secs(9),
+        "the connection was held open"
+    );
+    assert!(!text(&rest).contains("200 OK"), "{}", text(&rest));
+}
+
+#[test]
+fn plain_http_beyond_loopback_is_refused_before_listening() {
+    let work = work("3");
+    let out = work
+        .dogana([
+            "serve",
+            "--store",
+            "orders.db",
+            "--contracts",
+            "contracts",
+            "--tokens",
+            "senders.toml",
+            "--listen",
+            "0.0.0.0:0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("DGN-705") && err.contains("--tls-cert"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sigterm_stops_the_service_cleanly() {
+    let work = work("3");
+    let mut server = Server::start(&work, &[]);
+    post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    server.signal("-TERM");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = server.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "still running after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    work.dogana(["verify", "--store", "orders.db"])
+        .assert()
+        .success();
+}
+
+/// `dogana watch landing --once` in `work`.
+fn watch_once(work: &Work) -> Value {
+    let out = work
+        .dogana([
+            "watch",
+            "landing",
+            "--store",
+            "orders.db",
+            "--contracts",
+            "contracts",
+            "--stable-for",
+            "0.2",
+            "--once",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_str(&text(&out.stdout)).unwrap()
+}
+
+fn land(work: &Work) {
+    std::fs::create_dir_all(work.path("landing")).unwrap();
+    std::fs::copy(work.path("sun.csv"), work.path("landing/sun.csv")).unwrap();
+    std::fs::copy(work.path("sun.csv.json"), work.path("landing/sun.csv.json")).unwrap();
+}
+
+#[test]
+fn a_landed_file_is_delivered_and_filed_with_its_receipt() {
+    let work = work("3");
+    land(&work);
+    let pass = watch_once(&work);
+    assert_eq!(pass["accepted"], serde_json::json!(["sun.csv"]));
+    assert!(work.exists("landing/accepted/sun.csv"));
+    assert!(work.exists("landing/accepted/sun.csv.json"));
+    let receipt: Value =
+        serde_json::from_str(&work.read("landing/accepted/sun.csv.receipt.json")).unwrap();
+    assert_eq!(receipt["outcome"], "accepted");
+    assert!(!work.exists("landing/sun.csv"));
+    assert_eq!(stored_receipts(&work).len(), 1);
+}
+
+// rule: ALG-02
+#[test]
+fn a_watcher_restarted_on_a_file_it_delivered_answers_with_the_first_receipt() {
+    let work = work("3");
+    land(&work);
+    watch_once(&work);
+    // killed before it filed the pair away: the same pair is in the landing folder again
+    land(&work);
+    let pass = watch_once(&work);
+    assert_eq!(pass["accepted"], serde_json::json!(["sun.csv"]));
+    let receipts = stored_receipts(&work);
+    assert_eq!(receipts.len(), 1, "delivered once: {receipts:?}");
+}
+
+#[test]
+fn a_file_still_being_written_is_not_delivered() {
+    let work = work("3");
+    std::fs::create_dir_all(work.path("landing")).unwrap();
+    std::fs::copy(work.path("sun.csv.json"), work.path("landing/sun.csv.json")).unwrap();
+    let half = &SUNDAY[..SUNDAY.len() / 2];
+    work.write("landing/sun.csv", half);
+    let mut watcher = Command::new(env!("CARGO_BIN_EXE_dogana"))
+        .current_dir(work.dir())
+        .args([
+            "watch",
+            "landing",
+            "--store",
+            "orders.db",
+            "--contracts",
+            "contracts",
+            "--stable-for",
+            "1",
+            "--poll",
+            "0.1",
+        ])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // the writer appends a little every 300 ms: never unchanged for a second
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(work.path("landing/sun.csv"))
+        .unwrap();
+    for ch in SUNDAY.as_bytes()[SUNDAY.len() / 2..].chunks(8) {
+        assert!(
+            work.exists("landing/sun.csv"),
+            "delivered while still being written"
+        );
+        file.write_all(ch).unwrap();
+        file.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !work.exists("landing/accepted/sun.csv.receipt.json") {
+        assert!(Instant::now() < deadline, "never delivered once whole");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = watcher.kill();
+    let _ = watcher.wait();
+    let receipt: Value =
+        serde_json::from_str(&work.read("landing/accepted/sun.csv.receipt.json")).unwrap();
+    assert_eq!(receipt["outcome"], "accepted", "{receipt}");
+}
+
+#[test]
+fn a_landed_file_of_a_table_without_contract_is_rejected_with_the_reason() {
+    let work = work("3");
+    land(&work);
+    std::fs::remove_file(work.path("contracts/orders.toml")).unwrap();
+    work.write(
+        "contracts/customers.toml",
+        &ORDERS_TOML.replace("\"orders\"", "\"customers\""),
+    );
+    let pass = watch_once(&work);
+    assert_eq!(pass["rejected"], serde_json::json!(["sun.csv"]));
+    let error = work.read("landing/rejected/sun.csv.error.json");
+    assert!(
+        error.contains("DGN-305") && error.contains("orders"),
+        "{error}"
+    );
+}
