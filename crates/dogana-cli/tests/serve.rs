@@ -659,3 +659,41 @@ fn a_landed_file_of_a_table_without_contract_is_rejected_with_the_reason() {
         "{error}"
     );
 }
+
+#[test]
+fn a_sender_that_goes_away_mid_upload_leaves_nothing_staged() {
+    let work = work("3");
+    let server = Server::start(&work, &[]);
+    let addr = server.base.strip_prefix("http://").unwrap().to_owned();
+    let manifest = work.read("sun.csv.json");
+    let head = format!(
+        "--b\r\nContent-Disposition: form-data; name=\"manifest\"\r\n\r\n{manifest}\r\n\
+         --b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"sun.csv\"\r\n\r\n{}",
+        &SUNDAY[..40]
+    );
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        stream,
+        "POST /v1/tables/orders/deliveries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {ACME}\r\n\
+         Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n{head}"
+    )
+    .unwrap();
+    stream.flush().unwrap();
+    // the upload has begun: its staging file exists
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while staged(&work) == 0 {
+        assert!(Instant::now() < deadline, "the upload was never staged");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(stream);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while staged(&work) != 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the staging file outlived its sender"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(stored_receipts(&work).is_empty(), "nothing was decided");
+    assert_eq!(get(&server, "/healthz", None).0, 200, "the service goes on");
+}
