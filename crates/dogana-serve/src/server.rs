@@ -580,20 +580,34 @@ async fn stage(
     Ok((tmp, size))
 }
 
+/// A read route: the sender may read `table`, then `read` runs on the store in a blocking
+/// task and its answer is the JSON body.
+async fn read_route(
+    s: Shared,
+    headers: &HeaderMap,
+    table: &str,
+    read: impl FnOnce(&dogana_stores::Spec, &TableContract) -> Result<serde_json::Value, ApiError>
+        + Send
+        + 'static,
+) -> Result<Response, ApiError> {
+    let sender = s.sender(headers)?;
+    let contract = s.table(&sender, table, false)?;
+    let body = tokio::task::spawn_blocking(move || read(&s.config.store, &contract))
+        .await
+        .map_err(join_error)??;
+    Ok(Json(body).into_response())
+}
+
 async fn get_claims(
     State(s): State<Shared>,
     UrlPath(table): UrlPath<String>,
     Query(q): Query<queries::ClaimsQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let sender = s.sender(&headers)?;
-    let contract = s.table(&sender, &table, false)?;
-    let service = s.clone();
-    let body =
-        tokio::task::spawn_blocking(move || queries::claims(&service.config.store, &contract, &q))
-            .await
-            .map_err(join_error)??;
-    Ok(Json(body).into_response())
+    read_route(s, &headers, &table, move |store, c| {
+        queries::claims(store, c, &q)
+    })
+    .await
 }
 
 async fn get_receipts(
@@ -601,14 +615,7 @@ async fn get_receipts(
     UrlPath(table): UrlPath<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let sender = s.sender(&headers)?;
-    let contract = s.table(&sender, &table, false)?;
-    let service = s.clone();
-    let body =
-        tokio::task::spawn_blocking(move || queries::receipts(&service.config.store, &contract))
-            .await
-            .map_err(join_error)??;
-    Ok(Json(body).into_response())
+    read_route(s, &headers, &table, queries::receipts).await
 }
 
 async fn get_plan(
@@ -617,14 +624,10 @@ async fn get_plan(
     Query(q): Query<queries::PlanQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let sender = s.sender(&headers)?;
-    let contract = s.table(&sender, &table, false)?;
-    let service = s.clone();
-    let body =
-        tokio::task::spawn_blocking(move || queries::plan(&service.config.store, &contract, &q))
-            .await
-            .map_err(join_error)??;
-    Ok(Json(body).into_response())
+    read_route(s, &headers, &table, move |store, c| {
+        queries::plan(store, c, &q)
+    })
+    .await
 }
 
 async fn get_next(
@@ -633,14 +636,10 @@ async fn get_next(
     Query(q): Query<queries::NextQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let sender = s.sender(&headers)?;
-    let contract = s.table(&sender, &table, false)?;
-    let service = s.clone();
-    let body =
-        tokio::task::spawn_blocking(move || queries::next(&service.config.store, &contract, &q))
-            .await
-            .map_err(join_error)??;
-    Ok(Json(body).into_response())
+    read_route(s, &headers, &table, move |store, c| {
+        queries::next(store, c, &q)
+    })
+    .await
 }
 
 fn join_error(e: tokio::task::JoinError) -> ApiError {
