@@ -85,7 +85,7 @@ impl ApiError {
         ApiError::new(
             status,
             code,
-            "RECV-01",
+            "serve.store",
             format!(
                 "{what} failed: {}; nothing was changed",
                 dogana::quoted(&e.to_string(), 1000)

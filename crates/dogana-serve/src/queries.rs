@@ -189,7 +189,7 @@ fn planning(e: &dogana::PlanningError) -> ApiError {
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,
         codes::PLANNING_REFUSED,
-        "PLAN-01",
+        "serve.plan",
         e.to_string(),
     )
 }

@@ -418,7 +418,7 @@ async fn post_delivery(
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             codes::STORE_FAILED,
-            "RECV-01",
+            "serve.store",
             format!("the delivery's task failed: {e}"),
         )
     })?;
