@@ -904,6 +904,10 @@ pub struct ServeArgs {
     /// Append an OpenLineage run event (JSON line) per decided delivery to this file
     #[arg(long, value_name = "FILE")]
     pub lineage_file: Option<PathBuf>,
+    /// Post an OpenLineage run event per decided delivery to this URL (http or https; for
+    /// Marquez, http://HOST:5000/api/v1/lineage)
+    #[arg(long, value_name = "URL")]
+    pub lineage_url: Option<String>,
     /// An error before the service starts as one JSON object on standard error (logs are
     /// JSON lines always)
     #[arg(long)]

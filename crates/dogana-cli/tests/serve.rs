@@ -697,3 +697,261 @@ fn a_sender_that_goes_away_mid_upload_leaves_nothing_staged() {
     assert!(stored_receipts(&work).is_empty(), "nothing was decided");
     assert_eq!(get(&server, "/healthz", None).0, 200, "the service goes on");
 }
+
+const INVOICES_TOML: &str = "table = \"invoices\"\nkey = [\"id\"]\n[types]\nid = \"int\"\n\
+                             [shapes.full]\nkind = \"full\"\n";
+const LINES_TOML: &str = "table = \"lines\"\nkey = [\"id\"]\n[types]\nid = \"int\"\n\
+                          [shapes.full]\nkind = \"full\"\n";
+const SHOP: &str = "token-of-shop";
+
+/// orders' work, plus invoices and lines in the contracts folder, `inv.csv` and `lin.csv`
+/// (full reads at one instant, `lines_rows` declared for lines), and a sender `shop` that
+/// delivers both and reads them.
+fn shop(lines_rows: &str) -> Work {
+    let work = work("3");
+    work.write("contracts/invoices.toml", INVOICES_TOML);
+    work.write("contracts/lines.toml", LINES_TOML);
+    work.write(
+        "senders.toml",
+        &format!(
+            "{}\n[[sender]]\nname = \"shop\"\ntoken_sha256 = \"{}\"\n\
+             deliver = [\"invoices\", \"lines\"]\nread = [\"invoices\", \"lines\"]\n",
+            tokens(),
+            digest(SHOP)
+        ),
+    );
+    for (file, contract, rows) in [
+        ("inv.csv", "invoices", "2"),
+        ("lin.csv", "lines", lines_rows),
+    ] {
+        work.write(file, "id,amount\n1,1.00\n2,2.00\n");
+        work.dogana([
+            "manifest",
+            file,
+            "--contract",
+            &format!("contracts/{contract}.toml"),
+            "--shape",
+            "full",
+            "--produced-at",
+            "2026-10-25T06:00:00Z",
+            "--rows",
+            rows,
+            "--force",
+        ])
+        .assert()
+        .success();
+    }
+    work
+}
+
+fn post_group(server: &Server, token: &str, form: multipart::Form) -> (u16, Value) {
+    let resp = client()
+        .post(server.url("/v1/groups/deliveries"))
+        .bearer_auth(token)
+        .multipart(form)
+        .send()
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().unwrap_or(Value::Null))
+}
+
+/// A manifest part then its file part, per file.
+fn group_form(work: &Work, files: &[&str]) -> multipart::Form {
+    let mut form = multipart::Form::new();
+    for file in files {
+        form = form
+            .part(
+                "manifest",
+                multipart::Part::bytes(std::fs::read(work.path(&format!("{file}.json"))).unwrap()),
+            )
+            .part(
+                "file",
+                multipart::Part::bytes(std::fs::read(work.path(file)).unwrap())
+                    .file_name(file.to_string()),
+            );
+    }
+    form
+}
+
+fn receipts_of(work: &Work, table: &str) -> Vec<Value> {
+    let out = work
+        .dogana(["receipts", "--store", "orders.db", table, "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    match serde_json::from_str(&text(&out.stdout)).unwrap() {
+        Value::Array(receipts) => receipts,
+        other => panic!("not an array: {other}"),
+    }
+}
+
+// rule: GROUP-14, GROUP-16, GROUP-23
+#[test]
+fn a_group_pushed_is_accepted_together_and_a_repeat_replays_whole() {
+    let work = shop("2");
+    let server = Server::start(&work, &[]);
+    let (status, body) = post_group(&server, SHOP, group_form(&work, &["inv.csv", "lin.csv"]));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["outcome"], "accepted", "{body}");
+    let receipts = body["receipts"].as_array().unwrap();
+    assert_eq!(receipts.len(), 2);
+    for r in receipts {
+        assert_eq!(r["receipt"]["source"], "shop", "{body}");
+        let checks = r["receipt"]["checks"].as_array().unwrap();
+        assert!(
+            checks.iter().any(|c| c["name"] == "together"),
+            "every receipt carries the together check: {r}"
+        );
+    }
+    assert_eq!(receipts_of(&work, "invoices").len(), 1);
+    assert_eq!(receipts_of(&work, "lines").len(), 1);
+
+    let (status, again) = post_group(&server, SHOP, group_form(&work, &["lin.csv", "inv.csv"]));
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["outcome"], "replayed", "{again}");
+    assert_eq!(
+        receipts_of(&work, "invoices").len(),
+        1,
+        "a replay stores nothing"
+    );
+    let verify = work
+        .dogana(["verify", "--store", "orders.db", "invoices"])
+        .output()
+        .unwrap();
+    assert!(verify.status.success(), "{}", text(&verify.stderr));
+}
+
+// rule: GROUP-15
+#[test]
+fn a_group_with_one_table_refused_is_422_and_every_receipt_a_rejection() {
+    let work = shop("5");
+    let server = Server::start(&work, &[]);
+    let (status, body) = post_group(&server, SHOP, group_form(&work, &["inv.csv", "lin.csv"]));
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["outcome"], "rejected");
+    for r in body["receipts"].as_array().unwrap() {
+        assert_eq!(r["outcome"], "rejected", "{r}");
+    }
+    let (_, claims) = get(&server, "/v1/tables/invoices/claims", Some(SHOP));
+    let claims: Value = serde_json::from_str(&claims).unwrap();
+    assert!(
+        claims["dates"]["complete_as_of"].is_null(),
+        "invoices passed alone, yet nothing of the group is published: {claims}"
+    );
+    assert_eq!(
+        receipts_of(&work, "invoices").len(),
+        1,
+        "the rejection is kept"
+    );
+}
+
+#[test]
+fn a_group_naming_a_table_not_granted_is_403_and_nothing_is_stored() {
+    let work = shop("2");
+    let server = Server::start(&work, &[]);
+    // acme delivers orders only
+    let (status, body) = post_group(&server, ACME, group_form(&work, &["inv.csv", "lin.csv"]));
+    assert_eq!((status, code(&body)), (403, "DGN-702"), "{body}");
+    assert!(!work.exists("orders.db"));
+    assert_eq!(staged(&work), 0);
+}
+
+#[test]
+fn a_group_whose_file_comes_before_its_manifest_is_400() {
+    let work = shop("2");
+    let server = Server::start(&work, &[]);
+    let form = multipart::Form::new()
+        .part(
+            "file",
+            multipart::Part::bytes(std::fs::read(work.path("inv.csv")).unwrap())
+                .file_name("inv.csv"),
+        )
+        .part(
+            "manifest",
+            multipart::Part::bytes(std::fs::read(work.path("inv.csv.json")).unwrap()),
+        );
+    let (status, body) = post_group(&server, SHOP, form);
+    assert_eq!((status, code(&body)), (400, "DGN-703"), "{body}");
+    let (status, body) = post_group(&server, SHOP, group_form(&work, &["inv.csv", "inv.csv"]));
+    assert_eq!(
+        (status, code(&body)),
+        (400, "DGN-110"),
+        "a table twice: {body}"
+    );
+    assert!(!work.exists("orders.db"));
+}
+
+/// Accepts one HTTP request on `listener` and returns its body.
+fn one_request_body(listener: std::net::TcpListener) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let lower = line.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                length = v.trim().parse().unwrap();
+            }
+            if line == "\r\n" {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        stream
+            .write_all(b"HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n")
+            .unwrap();
+        String::from_utf8(body).unwrap()
+    })
+}
+
+#[test]
+fn a_decided_delivery_posts_its_openlineage_event_with_its_row_count() {
+    let work = work("3");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/api/v1/lineage", listener.local_addr().unwrap());
+    let received = one_request_body(listener);
+    let server = Server::start(&work, &["--lineage-url", &url]);
+    let (status, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!(status, 200, "{body}");
+    let event: Value = serde_json::from_str(&received.join().unwrap()).unwrap();
+    assert_eq!(event["eventType"], "COMPLETE");
+    assert_eq!(event["job"]["name"], "deliver.orders");
+    assert_eq!(
+        event["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"],
+        3
+    );
+}
+
+#[test]
+fn a_lineage_url_that_is_not_http_is_refused_before_listening() {
+    let work = work("3");
+    let out = Command::new(env!("CARGO_BIN_EXE_dogana"))
+        .current_dir(work.dir())
+        .args([
+            "serve",
+            "--store",
+            "orders.db",
+            "--contracts",
+            "contracts",
+            "--tokens",
+            "senders.toml",
+            "--listen",
+            "127.0.0.1:0",
+            "--lineage-url",
+            "ftp://example/lineage",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("DGN-705") && err.contains("--lineage-url"),
+        "{err}"
+    );
+}

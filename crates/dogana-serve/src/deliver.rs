@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dogana::{Manifest, Outcome, Timestamp, Wire};
-use dogana_receiver::Delivery;
+use dogana::{Manifest, Outcome, Receipt, Timestamp, Wire};
+use dogana_receiver::{Delivery, GroupDelivery, Part};
 use dogana_stores::Spec;
 
 use crate::contracts::TableContract;
@@ -48,6 +48,34 @@ pub fn deliver(
         .map_err(|e| ApiError::store("delivering", &e))
 }
 
+/// Delivers one file per table as one group ("Tables together"): the group is the tables the
+/// request names, each under its contract; every table's receipt is committed in one step, or
+/// none. A group whose tables overlap another the store holds is refused by the store.
+pub fn deliver_group(
+    store: &Spec,
+    parts: &[(std::sync::Arc<TableContract>, Part)],
+    sender: &str,
+    lock_timeout: Duration,
+) -> Result<GroupDelivery, ApiError> {
+    let group = dogana::Group::new(parts.iter().map(|(c, _)| c.contract.clone())).map_err(|e| {
+        let p = e.problem();
+        ApiError::new(
+            axum::http::StatusCode::BAD_REQUEST,
+            dogana_codes::GROUP_INVALID,
+            p.rule,
+            format!("the group is refused: {}", p.reason),
+        )
+        .at(p.field.clone(), &p.value)
+    })?;
+    let parts: Vec<Part> = parts.iter().map(|(_, p)| p.clone()).collect();
+    let options = dogana_stores::OpenOptions::new().lock_timeout(lock_timeout);
+    let mut opened = dogana_stores::open_with(store, true, &options)
+        .map_err(|e| ApiError::store("opening the store", &e))?;
+    opened
+        .deliver_group(&group, &parts, now(), Some(sender))
+        .map_err(|e| ApiError::store("delivering the group", &e))
+}
+
 /// Opens the store for reading only; None when it is a file that does not exist yet (the
 /// first delivery creates it: nothing is claimed before).
 pub fn open_reader(store: &Spec) -> Result<Option<dogana_stores::Opened>, ApiError> {
@@ -62,7 +90,29 @@ pub fn open_reader(store: &Spec) -> Result<Option<dogana_stores::Opened>, ApiErr
 /// The answer to a decided delivery: `{"outcome", "redecided", "receipt", "failed_checks"}`,
 /// the receipt as its wire document.
 pub fn answer(delivery: &Delivery) -> serde_json::Value {
-    let receipt = &delivery.receipt;
+    receipt_answer(&delivery.receipt, delivery.redecided)
+}
+
+/// The answer to a decided group: `{"outcome", "redecided", "receipts": [answer per table]}`,
+/// the outcome being the group's (every table's is the same).
+pub fn group_answer(delivery: &GroupDelivery) -> serde_json::Value {
+    let outcome = delivery
+        .receipts
+        .first()
+        .map_or("rejected", |r| outcome_name(r.outcome()));
+    let receipts: Vec<serde_json::Value> = delivery
+        .receipts
+        .iter()
+        .map(|r| receipt_answer(r, delivery.redecided))
+        .collect();
+    serde_json::json!({
+        "outcome": outcome,
+        "redecided": delivery.redecided,
+        "receipts": receipts,
+    })
+}
+
+fn receipt_answer(receipt: &Receipt, redecided: u32) -> serde_json::Value {
     let failed: Vec<serde_json::Value> = receipt
         .failures()
         .map(|c| serde_json::json!({"name": c.name(), "detail": c.detail()}))
@@ -70,7 +120,7 @@ pub fn answer(delivery: &Delivery) -> serde_json::Value {
     serde_json::json!({
         "outcome": outcome_name(receipt.outcome()),
         "receipt_identity": receipt.identity(),
-        "redecided": delivery.redecided,
+        "redecided": redecided,
         "receipt": receipt.to_value(),
         "failed_checks": failed,
     })

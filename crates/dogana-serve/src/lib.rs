@@ -7,7 +7,8 @@
 //!
 //! - [`serve`] — `dogana serve`: HTTP (TLS with rustls, or plain HTTP on loopback), bearer
 //!   tokens per sender with per-table grants, `POST /v1/tables/{table}/deliveries` (a
-//!   multipart body: `manifest`, then `file`, streamed to a staging file), the read routes
+//!   multipart body: `manifest`, then `file`, streamed to a staging file),
+//!   `POST /v1/groups/deliveries` (a manifest and its file per table, one decision), the read routes
 //!   (claims, receipts, plan, next), `/healthz`, `/readyz`, `/metrics` (Prometheus text) and
 //!   `/v1/openapi.json` ([`OPENAPI`]).
 //! - [`watch`] — `dogana watch`: a landing folder; each `FILE` is delivered once its
@@ -24,7 +25,7 @@
 //!                                                                          │ spawn_blocking
 //!   landing folder ──► watch (poll, stable, manifest) ─────────────────────┤
 //!                                                                          ▼
-//!                                dogana_stores::open_with(--store) ─► Store::deliver_with
+//!                 dogana_stores::open_with(--store) ─► Store::deliver_with / deliver_group
 //! ```
 //!
 //! ## Decisions
@@ -86,8 +87,10 @@ pub struct ServeConfig {
     pub lock_timeout: Duration,
     /// Where uploads are staged before the engine reads them.
     pub staging: PathBuf,
-    /// OpenLineage run events appended to this file, one per decided delivery.
+    /// OpenLineage run events appended to this file, one per decided receipt.
     pub lineage_file: Option<PathBuf>,
+    /// OpenLineage run events posted to this URL (http or https), one per decided receipt.
+    pub lineage_url: Option<String>,
 }
 
 /// Why the service did not start or stopped on an error.
@@ -109,6 +112,22 @@ fn config_refusal(message: String) -> ServeError {
         "serve.config",
         message,
     ))
+}
+
+/// The `--lineage-url`, once it is an http or https URL.
+fn lineage_url(text: &str) -> Result<reqwest::Url, ServeError> {
+    match reqwest::Url::parse(text) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(url),
+        Ok(url) => Err(config_refusal(format!(
+            "--lineage-url {:?}: the scheme is {}; OpenLineage events are posted over http or https",
+            error::cut(text),
+            url.scheme()
+        ))),
+        Err(e) => Err(config_refusal(format!(
+            "--lineage-url {:?} is not a URL: {e}",
+            error::cut(text)
+        ))),
+    }
 }
 
 fn tls_acceptor(cert: &Path, key: &Path) -> Result<tokio_rustls::TlsAcceptor, ServeError> {
@@ -160,11 +179,15 @@ pub fn serve(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> Result<(), 
         None => None,
     };
     let listen = config.listen;
-    let service = server::Service::new(config).map_err(ServeError)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| config_refusal(format!("cannot start the runtime: {e}")))?;
+    // the lineage poster is a task of this runtime
+    let service = {
+        let _in_runtime = runtime.enter();
+        server::Service::new(config).map_err(ServeError)?
+    };
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await

@@ -1,5 +1,6 @@
 //! An OpenLineage run event per decided delivery, one JSON object per line appended to a file
-//! (`--lineage-file`): the job is `deliver.TABLE`, the output dataset the table in the store,
+//! (`--lineage-file`), posted to an OpenLineage endpoint (`--lineage-url`, as Marquez takes
+//! them at `/api/v1/lineage`), or both: the job is `deliver.TABLE`, the output dataset the table in the store,
 //! with `outputStatistics` (rows and bytes of an accepted delivery). The run id is the
 //! receipt's identity shaped as a UUID, so the event of a replay names the original run.
 
@@ -7,8 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use dogana::{Outcome, Wire};
-use dogana_receiver::Delivery;
+use dogana::{Outcome, Receipt, Wire};
 
 const PRODUCER: &str = "https://github.com/dogana/dogana/tree/main/crates/dogana-serve";
 const RUN_EVENT: &str = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent";
@@ -17,28 +17,68 @@ const OUTPUT_STATISTICS: &str =
 
 /// Where run events go.
 pub struct Lineage {
-    path: PathBuf,
-    file: Mutex<()>,
+    file: Option<(PathBuf, Mutex<()>)>,
+    post: Option<tokio::sync::mpsc::Sender<serde_json::Value>>,
 }
 
+/// Events waiting to be posted; past this many the newest are dropped with a warning rather
+/// than held without bound while the endpoint is down.
+const POST_QUEUE: usize = 10_000;
+
 impl Lineage {
-    /// Events appended to `path` (created if missing).
-    pub fn to_file(path: &Path) -> Lineage {
-        Lineage {
-            path: path.to_owned(),
-            file: Mutex::new(()),
+    /// Events appended to `file` (created if missing) and posted to `url`, each if given;
+    /// `None` when neither is. Posting runs on its own task in the current tokio runtime, in
+    /// order, one event at a time: a slow or failing endpoint never delays a delivery, and a
+    /// failed post is logged, not retried.
+    pub fn new(file: Option<&Path>, url: Option<&reqwest::Url>) -> Option<Lineage> {
+        if file.is_none() && url.is_none() {
+            return None;
         }
+        let post = url.map(|url| {
+            let (tx, mut rx) = tokio::sync::mpsc::channel::<serde_json::Value>(POST_QUEUE);
+            let url = url.clone();
+            tokio::spawn(async move {
+                let client = reqwest::Client::builder()
+                    .timeout(std::time::Duration::from_secs(10))
+                    .build()
+                    .expect("a client with a timeout builds");
+                while let Some(event) = rx.recv().await {
+                    let sent = client.post(url.clone()).json(&event).send().await;
+                    match sent.and_then(reqwest::Response::error_for_status) {
+                        Ok(_) => {}
+                        Err(e) => tracing::warn!(error = %e, "cannot post the OpenLineage event"),
+                    }
+                }
+            });
+            tx
+        });
+        Some(Lineage {
+            file: file.map(|p| (p.to_owned(), Mutex::new(()))),
+            post,
+        })
     }
 
-    /// Appends the event of one delivery; `namespace` names the store (without a password).
-    pub fn record(&self, namespace: &str, delivery: &Delivery, bytes: u64) -> std::io::Result<()> {
-        let line = format!("{}\n", event(namespace, delivery, bytes));
-        let _one_writer = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
-        f.write_all(line.as_bytes())
+    /// Writes or queues the event of one decided receipt; `namespace` names the store (without
+    /// a password). A failure is logged: lineage never changes a delivery's answer.
+    pub fn record(&self, namespace: &str, receipt: &Receipt, bytes: u64) {
+        let event = event(namespace, receipt, bytes);
+        if let Some((path, one_writer)) = &self.file {
+            let line = format!("{event}\n");
+            let _one_writer = one_writer.lock().unwrap_or_else(|p| p.into_inner());
+            let written = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(line.as_bytes()));
+            if let Err(e) = written {
+                tracing::warn!(error = %e, "cannot append the OpenLineage event");
+            }
+        }
+        if let Some(post) = &self.post {
+            if post.try_send(event).is_err() {
+                tracing::warn!("the OpenLineage endpoint is behind; an event was dropped");
+            }
+        }
     }
 }
 
@@ -64,8 +104,7 @@ fn run_id(identity: &str) -> String {
 }
 
 /// The run event of one delivery.
-pub fn event(namespace: &str, delivery: &Delivery, bytes: u64) -> serde_json::Value {
-    let receipt = &delivery.receipt;
+pub fn event(namespace: &str, receipt: &Receipt, bytes: u64) -> serde_json::Value {
     let table = receipt.table();
     let (event_type, rows) = match receipt.outcome() {
         Outcome::Rejected => ("FAIL", 0),

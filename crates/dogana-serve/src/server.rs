@@ -52,7 +52,13 @@ impl Service {
         let senders = Senders::load(&config.tokens).map_err(config_error)?;
         let contracts =
             Contracts::load(&config.contracts, &config.load_contract).map_err(config_error)?;
-        let lineage = config.lineage_file.as_deref().map(Lineage::to_file);
+        let url = config
+            .lineage_url
+            .as_deref()
+            .map(crate::lineage_url)
+            .transpose()
+            .map_err(|e| e.0)?;
+        let lineage = Lineage::new(config.lineage_file.as_deref(), url.as_ref());
         Ok(Service {
             senders: RwLock::new(Arc::new(senders)),
             contracts: RwLock::new(Arc::new(contracts)),
@@ -249,167 +255,318 @@ struct DeliverQuery {
     format: Option<String>,
 }
 
-async fn post_delivery(
-    State(s): State<Shared>,
-    UrlPath(table): UrlPath<String>,
-    Query(q): Query<DeliverQuery>,
-    headers: HeaderMap,
-    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
-) -> Result<Response, ApiError> {
-    if s.stopping.load(Ordering::SeqCst) {
-        return Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            codes::SHUTTING_DOWN,
-            "serve.shutdown",
-            "the service is shutting down; send the delivery again once it is back",
-        ));
+/// One delivered file, staged, with its manifest and its table's contract.
+struct Upload {
+    manifest: Manifest,
+    contract: Arc<TableContract>,
+    file: tempfile::NamedTempFile,
+    format: Format,
+    size: u64,
+}
+
+/// The body a delivery route takes.
+enum Body {
+    /// `manifest` and `file`, in either order, for the URL's table.
+    One(Arc<TableContract>),
+    /// `manifest` then its `file`, once per table of the group.
+    Group,
+}
+
+impl Service {
+    /// The sender of a delivery request, once the service takes deliveries.
+    fn deliverer(&self, headers: &HeaderMap) -> Result<Sender, ApiError> {
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                codes::SHUTTING_DOWN,
+                "serve.shutdown",
+                "the service is shutting down; send the delivery again once it is back",
+            ));
+        }
+        self.sender(headers)
     }
-    let sender = s.sender(&headers)?;
-    let contract = s.table(&sender, &table, true)?;
-    let refused = |e: ApiError| {
-        s.metrics
+
+    fn count_refused(&self, label: &str) {
+        self.metrics
             .deliveries
             .get_or_create(&metrics::Outcome {
-                table: table.clone(),
+                table: label.to_owned(),
                 outcome: "refused".into(),
             })
             .inc();
-        e
-    };
-    let max = s.config.max_bytes;
-    if let Some(len) = headers
+    }
+}
+
+/// Refuses a body whose declared length is over the limit before a byte of it is read.
+fn check_length(headers: &HeaderMap, max: u64) -> Result<(), ApiError> {
+    let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        if len > max.saturating_add(MANIFEST_MAX as u64 + 64 * 1024) {
-            return Err(refused(too_large(max)));
+        .and_then(|v| v.parse::<u64>().ok());
+    match declared {
+        Some(len) if len > max.saturating_add(MANIFEST_MAX as u64 + 64 * 1024) => {
+            Err(too_large(max))
         }
+        _ => Ok(()),
     }
-    let mut multipart = multipart.map_err(|e| {
-        refused(ApiError::bad_request(
-            "serve.body",
-            format!("the body is not multipart/form-data with a manifest and a file part: {e}"),
-        ))
-    })?;
-    let _in_flight = InFlight::new(&s);
-    let started = Instant::now();
-    let mut manifest: Option<Manifest> = None;
-    let mut staged: Option<(tempfile::NamedTempFile, Format, u64)> = None;
+}
+
+fn not_multipart(e: axum::extract::multipart::MultipartRejection) -> ApiError {
+    ApiError::bad_request(
+        "serve.body",
+        format!("the body is not multipart/form-data with manifest and file parts: {e}"),
+    )
+}
+
+/// Reads a delivery's body: each manifest parsed (at most 1 MiB in all), each file streamed to
+/// a staging file, at most `--max-bytes` of files in all. A group's manifest is checked against
+/// the sender's grants before its file is read.
+async fn receive(
+    s: &Shared,
+    sender: &Sender,
+    mut multipart: Multipart,
+    format: Option<&str>,
+    body: &Body,
+) -> Result<Vec<Upload>, ApiError> {
+    let max = s.config.max_bytes;
     let idle = s.config.request_timeout;
+    let mut uploads: Vec<Upload> = Vec::new();
+    let mut manifest: Option<(Manifest, Arc<TableContract>)> = None;
+    // the one route's file may come before its manifest
+    let mut early_file: Option<(tempfile::NamedTempFile, Format, u64)> = None;
+    let mut manifest_bytes = 0usize;
+    let mut file_bytes = 0u64;
     loop {
         let next = tokio::time::timeout(idle, multipart.next_field())
             .await
-            .map_err(|_| refused(timeout_error()))?;
+            .map_err(|_| timeout_error())?;
         let field = match next {
             Ok(Some(f)) => f,
             Ok(None) => break,
-            Err(e) => return Err(refused(multipart_error(e, max))),
+            Err(e) => return Err(multipart_error(e, max)),
         };
         match field.name() {
             Some("manifest") => {
-                let bytes = read_small(field, idle, max).await.map_err(&refused)?;
-                let m = Manifest::from_slice(&bytes).map_err(|e| {
-                    refused(
-                        ApiError::new(
-                            StatusCode::BAD_REQUEST,
-                            codes::MANIFEST_INVALID,
-                            "MAN-01",
-                            format!("the manifest part is refused: {}", e),
-                        )
-                        .at(
-                            "manifest",
-                            &String::from_utf8_lossy(&bytes[..bytes.len().min(256)]),
-                        ),
-                    )
-                })?;
-                manifest = Some(m);
+                if manifest.is_some() || (matches!(body, Body::One(_)) && !uploads.is_empty()) {
+                    return Err(ApiError::bad_request(
+                        "serve.body",
+                        match body {
+                            Body::One(_) => "the body has two manifest parts; send one",
+                            Body::Group => "each manifest part is followed by its file part",
+                        },
+                    ));
+                }
+                let bytes = read_small(field, idle, max, MANIFEST_MAX - manifest_bytes).await?;
+                manifest_bytes += bytes.len();
+                let m = parse_manifest(&bytes)?;
+                let contract = match body {
+                    Body::One(contract) => {
+                        if !m.table().eq_ignore_ascii_case(contract.contract.table()) {
+                            return Err(ApiError::new(
+                                StatusCode::BAD_REQUEST,
+                                codes::MANIFEST_INVALID,
+                                "serve.path",
+                                format!(
+                                    "the manifest is of another table than the URL's ({:?})",
+                                    cut(contract.contract.table())
+                                ),
+                            )
+                            .at("manifest.table", m.table()));
+                        }
+                        contract.clone()
+                    }
+                    Body::Group => {
+                        if uploads
+                            .iter()
+                            .any(|u| u.manifest.table().eq_ignore_ascii_case(m.table()))
+                        {
+                            return Err(ApiError::new(
+                                StatusCode::BAD_REQUEST,
+                                codes::GROUP_INVALID,
+                                "GROUP-07",
+                                "a group delivers each table once",
+                            )
+                            .at("manifest.table", m.table()));
+                        }
+                        s.table(sender, m.table(), true)?
+                    }
+                };
+                match early_file.take() {
+                    Some((file, format, size)) => uploads.push(Upload {
+                        manifest: m,
+                        contract,
+                        file,
+                        format,
+                        size,
+                    }),
+                    None => manifest = Some((m, contract)),
+                }
             }
             Some("file") => {
-                if staged.is_some() {
-                    return Err(refused(ApiError::bad_request(
-                        "serve.body",
-                        "the body has two file parts; send one",
-                    )));
+                let (m, contract) = match (manifest.take(), body) {
+                    (Some(pair), _) => (Some(pair.0), pair.1),
+                    (None, Body::One(contract)) if uploads.is_empty() && early_file.is_none() => {
+                        (None, contract.clone())
+                    }
+                    (None, Body::One(_)) => {
+                        return Err(ApiError::bad_request(
+                            "serve.body",
+                            "the body has two file parts; send one",
+                        ))
+                    }
+                    (None, Body::Group) => {
+                        return Err(ApiError::bad_request(
+                            "serve.body",
+                            "a group's file part follows its manifest part",
+                        ))
+                    }
+                };
+                let format = file_format(field.file_name(), format)?;
+                let (file, size) =
+                    stage(field, &s.config.staging, max - file_bytes, max, idle).await?;
+                file_bytes += size;
+                match m {
+                    Some(manifest) => uploads.push(Upload {
+                        manifest,
+                        contract,
+                        file,
+                        format,
+                        size,
+                    }),
+                    None => early_file = Some((file, format, size)),
                 }
-                let format =
-                    file_format(field.file_name(), q.format.as_deref()).map_err(&refused)?;
-                let (tmp, size) = stage(field, &s.config.staging, max, idle)
-                    .await
-                    .map_err(&refused)?;
-                staged = Some((tmp, format, size));
             }
             other => {
                 let name = other.unwrap_or("").to_owned();
-                return Err(refused(
-                    ApiError::bad_request("serve.body", "a delivery's parts are manifest and file")
-                        .at("part", &name),
-                ));
+                return Err(ApiError::bad_request(
+                    "serve.body",
+                    "a delivery's parts are manifest and file",
+                )
+                .at("part", &name));
             }
         }
     }
-    let Some(manifest) = manifest else {
-        return Err(refused(ApiError::bad_request(
+    if manifest.is_some() {
+        return Err(ApiError::bad_request(
             "serve.body",
-            "the body has no manifest part",
-        )));
-    };
-    let Some((tmp, format, size)) = staged else {
-        return Err(refused(ApiError::bad_request(
-            "serve.body",
-            "the body has no file part",
-        )));
-    };
-    if manifest.table() != table {
-        return Err(refused(
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                codes::MANIFEST_INVALID,
-                "serve.path",
-                format!(
-                    "the manifest is of another table than the URL's ({:?})",
-                    cut(&table)
-                ),
-            )
-            .at("manifest.table", manifest.table()),
+            "a manifest part has no file part after it",
         ));
     }
-    let label = metrics::Table {
-        table: table.clone(),
-    };
-    s.metrics
-        .upload_seconds
-        .get_or_create(&label)
-        .observe(started.elapsed().as_secs_f64());
-    s.metrics.bytes.get_or_create(&label).inc_by(size);
+    if early_file.is_some() {
+        return Err(ApiError::bad_request(
+            "serve.body",
+            "the body has no manifest part",
+        ));
+    }
+    if uploads.is_empty() {
+        return Err(ApiError::bad_request(
+            "serve.body",
+            "the body has no manifest and file parts",
+        ));
+    }
+    Ok(uploads)
+}
 
-    // Deliveries to one table wait here (at most max_concurrent reach the store's write
-    // lock); other tables go on in parallel.
-    let slot = s.slot(&table);
-    let _permit = slot
-        .acquire_owned()
-        .await
-        .expect("the semaphore is never closed");
+fn parse_manifest(bytes: &[u8]) -> Result<Manifest, ApiError> {
+    Manifest::from_slice(bytes).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            codes::MANIFEST_INVALID,
+            "MAN-01",
+            format!("the manifest part is refused: {}", e),
+        )
+        .at(
+            "manifest",
+            &String::from_utf8_lossy(&bytes[..bytes.len().min(256)]),
+        )
+    })
+}
+
+/// What the blocking decision returns, for the metrics and the answer.
+enum Decided {
+    One(Box<dogana_receiver::Delivery>),
+    Group(dogana_receiver::GroupDelivery),
+}
+
+impl Decided {
+    fn receipts(&self) -> Vec<&dogana::Receipt> {
+        match self {
+            Decided::One(d) => vec![&d.receipt],
+            Decided::Group(g) => g.receipts.iter().collect(),
+        }
+    }
+}
+
+/// Decides the staged uploads (one delivery, or one group): waits for each table's slot (at
+/// most `--max-concurrent` deliveries per table reach the store's write lock; slots are taken
+/// in table order, so two groups never wait on each other), then the engine decides in a
+/// blocking task that owns the staged files.
+async fn decide(
+    s: &Shared,
+    sender: &Sender,
+    uploads: Vec<Upload>,
+    upload_started: Instant,
+    group: bool,
+) -> Result<Response, ApiError> {
+    let mut tables: Vec<String> = uploads
+        .iter()
+        .map(|u| u.contract.contract.table().to_owned())
+        .collect();
+    for u in &uploads {
+        let label = metrics::Table {
+            table: u.contract.contract.table().to_owned(),
+        };
+        s.metrics
+            .upload_seconds
+            .get_or_create(&label)
+            .observe(upload_started.elapsed().as_secs_f64());
+        s.metrics.bytes.get_or_create(&label).inc_by(u.size);
+    }
+    let sizes: HashMap<String, u64> = uploads
+        .iter()
+        .map(|u| (u.manifest.table().to_ascii_lowercase(), u.size))
+        .collect();
+    tables.sort();
+    let mut permits = Vec::with_capacity(tables.len());
+    for table in &tables {
+        permits.push(
+            s.slot(table)
+                .acquire_owned()
+                .await
+                .expect("the semaphore is never closed"),
+        );
+    }
     let decided = Instant::now();
     let service = s.clone();
     let name = sender.name.clone();
-    // The decision's own count: it outlives this handler when the sender goes away.
-    let deciding = InFlight::new(&s);
-    drop(_in_flight);
-    // The blocking task owns the staged file: a sender that goes away mid-decision does not
-    // stop the engine, which commits or rolls back as a whole; the file goes with the task.
-    let delivery = tokio::task::spawn_blocking(move || {
-        let mut contract = (*contract).clone();
-        contract.options = contract.options.format(format);
-        let result = deliver::deliver(
-            &service.config.store,
-            &contract,
-            &manifest,
-            tmp.path(),
-            &name,
-            service.config.lock_timeout,
-        );
-        drop(tmp);
+    // The decision's own count: it outlives the handler when the sender goes away.
+    let deciding = InFlight::new(s);
+    // The blocking task owns the staged files: a sender that goes away mid-decision does not
+    // stop the engine, which commits or rolls back as a whole; the files go with the task.
+    let result = tokio::task::spawn_blocking(move || {
+        let store = &service.config.store;
+        let wait = service.config.lock_timeout;
+        let result = if group {
+            let parts: Vec<_> = uploads
+                .iter()
+                .map(|u| {
+                    let part = dogana_receiver::Part {
+                        file: u.file.path().to_owned(),
+                        manifest: u.manifest.clone(),
+                        options: u.contract.options.clone().format(u.format),
+                    };
+                    (u.contract.clone(), part)
+                })
+                .collect();
+            deliver::deliver_group(store, &parts, &name, wait).map(Decided::Group)
+        } else {
+            let u = &uploads[0];
+            let mut contract = (*u.contract).clone();
+            contract.options = contract.options.format(u.format);
+            deliver::deliver(store, &contract, &u.manifest, u.file.path(), &name, wait)
+                .map(|d| Decided::One(Box::new(d)))
+        };
+        drop(uploads);
         drop(deciding);
         result
     })
@@ -422,12 +579,51 @@ async fn post_delivery(
             format!("the delivery's task failed: {e}"),
         )
     })?;
-    s.metrics
-        .decision_seconds
-        .get_or_create(&label)
-        .observe(decided.elapsed().as_secs_f64());
-    let delivery = delivery.map_err(&refused)?;
-    let receipt = &delivery.receipt;
+    drop(permits);
+    let seconds = decided.elapsed().as_secs_f64();
+    for table in &tables {
+        s.metrics
+            .decision_seconds
+            .get_or_create(&metrics::Table {
+                table: table.clone(),
+            })
+            .observe(seconds);
+    }
+    let decided = result?;
+    let namespace = dogana_stores::without_password(&s.config.store.to_string());
+    let receipts = decided.receipts();
+    for receipt in &receipts {
+        record(
+            s,
+            &namespace,
+            receipt,
+            sizes.get(&receipt.table().to_ascii_lowercase()),
+        );
+    }
+    let outcome = receipts.first().map_or(Outcome::Rejected, |r| r.outcome());
+    tracing::info!(
+        tables = %tables.join("+"),
+        sender = %sender.name,
+        outcome = deliver::outcome_name(outcome),
+        receipts = %receipts.iter().map(|r| r.identity()).collect::<Vec<_>>().join(","),
+        seconds = upload_started.elapsed().as_secs_f64(),
+        "delivery decided"
+    );
+    let status = if outcome == Outcome::Rejected {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::OK
+    };
+    let body = match &decided {
+        Decided::One(d) => answer(d),
+        Decided::Group(g) => deliver::group_answer(g),
+    };
+    Ok((status, Json(body)).into_response())
+}
+
+/// The metrics and the lineage event of one decided receipt.
+fn record(s: &Shared, namespace: &str, receipt: &dogana::Receipt, size: Option<&u64>) {
+    let table = receipt.table().to_owned();
     let outcome = deliver::outcome_name(receipt.outcome());
     s.metrics
         .deliveries
@@ -439,7 +635,9 @@ async fn post_delivery(
     if receipt.outcome() == Outcome::Accepted {
         s.metrics
             .rows
-            .get_or_create(&label)
+            .get_or_create(&metrics::Table {
+                table: table.clone(),
+            })
             .inc_by(receipt.manifest().rows());
     }
     for check in receipt.failures() {
@@ -452,26 +650,66 @@ async fn post_delivery(
             .inc();
     }
     if let Some(lineage) = &s.lineage {
-        let namespace = dogana_stores::without_password(&s.config.store.to_string());
-        if let Err(e) = lineage.record(&namespace, &delivery, size) {
-            tracing::warn!(error = %e, "cannot append the OpenLineage event");
-        }
+        lineage.record(namespace, receipt, size.copied().unwrap_or(0));
     }
-    tracing::info!(
-        table = %table,
-        sender = %sender.name,
-        outcome,
-        receipt = %receipt.identity(),
-        bytes = size,
-        seconds = started.elapsed().as_secs_f64(),
-        "delivery decided"
-    );
-    let status = if receipt.outcome() == Outcome::Rejected {
-        StatusCode::UNPROCESSABLE_ENTITY
-    } else {
-        StatusCode::OK
-    };
-    Ok((status, Json(answer(&delivery))).into_response())
+}
+
+async fn post_delivery(
+    State(s): State<Shared>,
+    UrlPath(table): UrlPath<String>,
+    Query(q): Query<DeliverQuery>,
+    headers: HeaderMap,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Response, ApiError> {
+    let sender = s.deliverer(&headers)?;
+    let contract = s.table(&sender, &table, true)?;
+    let _in_flight = InFlight::new(&s);
+    let started = Instant::now();
+    let uploads = async {
+        check_length(&headers, s.config.max_bytes)?;
+        let multipart = multipart.map_err(not_multipart)?;
+        receive(
+            &s,
+            &sender,
+            multipart,
+            q.format.as_deref(),
+            &Body::One(contract),
+        )
+        .await
+    }
+    .await
+    .inspect_err(|_| s.count_refused(&table))?;
+    drop(_in_flight);
+    decide(&s, &sender, uploads, started, false)
+        .await
+        .inspect_err(|_| s.count_refused(&table))
+}
+
+/// `POST /v1/groups/deliveries`: one manifest and file per table, decided as one group.
+async fn post_group(
+    State(s): State<Shared>,
+    Query(q): Query<DeliverQuery>,
+    headers: HeaderMap,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Response, ApiError> {
+    let sender = s.deliverer(&headers)?;
+    let _in_flight = InFlight::new(&s);
+    let started = Instant::now();
+    let uploads = async {
+        check_length(&headers, s.config.max_bytes)?;
+        let multipart = multipart.map_err(not_multipart)?;
+        receive(&s, &sender, multipart, q.format.as_deref(), &Body::Group).await
+    }
+    .await?;
+    drop(_in_flight);
+    let label: Vec<&str> = uploads
+        .iter()
+        .map(|u| u.contract.contract.table())
+        .collect();
+    let label = label.join("+");
+    decide(&s, &sender, uploads, started, true)
+        .await
+        .inspect_err(|_| s.count_refused(&label))
 }
 
 fn timeout_error() -> ApiError {
@@ -502,11 +740,13 @@ fn multipart_error(e: axum::extract::multipart::MultipartError, max: u64) -> Api
     )
 }
 
-/// A small part, read whole (at most [`MANIFEST_MAX`] bytes).
+/// A manifest part, read whole (at most `room` bytes: the manifests of one request take at
+/// most [`MANIFEST_MAX`] bytes in all).
 async fn read_small(
     mut field: axum::extract::multipart::Field<'_>,
     idle: Duration,
     max: u64,
+    room: usize,
 ) -> Result<Vec<u8>, ApiError> {
     let mut out = Vec::new();
     loop {
@@ -515,10 +755,10 @@ async fn read_small(
             .map_err(|_| timeout_error())?;
         match chunk {
             Ok(Some(bytes)) => {
-                if out.len() + bytes.len() > MANIFEST_MAX {
+                if out.len() + bytes.len() > room {
                     return Err(ApiError::bad_request(
                         "serve.body",
-                        "the manifest part is over 1 MiB",
+                        "the manifest parts are over 1 MiB",
                     ));
                 }
                 out.extend_from_slice(&bytes);
@@ -530,10 +770,12 @@ async fn read_small(
 }
 
 /// Streams the file part to a staging file (never whole in memory); the file is removed when
-/// dropped, so a sender that goes away leaves nothing staged. A full disk is 507.
+/// dropped, so a sender that goes away leaves nothing staged. A full disk is 507. `room` is
+/// what is left of `max` (the files of one request take at most `max` bytes in all).
 async fn stage(
     mut field: axum::extract::multipart::Field<'_>,
     dir: &std::path::Path,
+    room: u64,
     max: u64,
     idle: Duration,
 ) -> Result<(tempfile::NamedTempFile, u64), ApiError> {
@@ -567,7 +809,7 @@ async fn stage(
         match chunk {
             Ok(Some(bytes)) => {
                 size += bytes.len() as u64;
-                if size > max {
+                if size > room {
                     return Err(too_large(max));
                 }
                 out.write_all(&bytes).await.map_err(io)?;
@@ -715,6 +957,7 @@ pub(crate) fn router(s: Shared) -> Router {
     .unwrap_or(usize::MAX);
     Router::new()
         .route("/v1/tables/{table}/deliveries", post(post_delivery))
+        .route("/v1/groups/deliveries", post(post_group))
         .route("/v1/tables/{table}/claims", get(get_claims))
         .route("/v1/tables/{table}/receipts", get(get_receipts))
         .route("/v1/tables/{table}/plan", get(get_plan))
@@ -731,6 +974,7 @@ pub(crate) fn router(s: Shared) -> Router {
 /// The routes as (method, path) pairs, for the OpenAPI test.
 pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/tables/{table}/deliveries"),
+    ("post", "/v1/groups/deliveries"),
     ("get", "/v1/tables/{table}/claims"),
     ("get", "/v1/tables/{table}/receipts"),
     ("get", "/v1/tables/{table}/plan"),

@@ -116,6 +116,7 @@ mod imp {
             lock_timeout: lock_wait(&a.lock_timeout)?,
             staging,
             lineage_file: a.lineage_file.clone(),
+            lineage_url: a.lineage_url.clone(),
         };
         dogana_serve::init_logs();
         let scheme = if tls.is_some() { "https" } else { "http" };
