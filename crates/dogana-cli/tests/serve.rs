@@ -955,3 +955,74 @@ fn a_lineage_url_that_is_not_http_is_refused_before_listening() {
         "{err}"
     );
 }
+
+#[test]
+fn over_tls_a_delivery_is_accepted_and_a_plain_http_request_gets_no_answer() {
+    let work = work("3");
+    let issued =
+        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
+            .unwrap();
+    work.write("cert.pem", &issued.cert.pem());
+    work.write("key.pem", &issued.signing_key.serialize_pem());
+    let server = Server::start(&work, &["--tls-cert", "cert.pem", "--tls-key", "key.pem"]);
+    assert!(server.base.starts_with("https://"), "{}", server.base);
+    let trusted = Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(issued.cert.pem().as_bytes()).unwrap())
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let resp = trusted
+        .post(server.url("/v1/tables/orders/deliveries"))
+        .bearer_auth(ACME)
+        .multipart(delivery(&work, "sun.csv"))
+        .send()
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    let body: Value = resp.json().unwrap();
+    assert_eq!(body["outcome"], "accepted", "{body}");
+
+    // a client that does not trust the certificate is refused by its own TLS
+    assert!(client().get(server.url("/healthz")).send().is_err());
+    // plain HTTP on the TLS port: the handshake fails and nothing is served
+    let plain = server.base.replacen("https://", "http://", 1);
+    let answered = client()
+        .get(format!("{plain}/healthz"))
+        .send()
+        .map(|r| r.status().as_u16());
+    assert!(
+        !matches!(answered, Ok(200)),
+        "plain HTTP must not be served: {answered:?}"
+    );
+}
+
+#[test]
+fn a_tls_key_that_does_not_load_is_refused_before_listening() {
+    let work = work("3");
+    work.write("cert.pem", "not a certificate");
+    work.write("key.pem", "not a key");
+    let out = Command::new(env!("CARGO_BIN_EXE_dogana"))
+        .current_dir(work.dir())
+        .args([
+            "serve",
+            "--store",
+            "orders.db",
+            "--contracts",
+            "contracts",
+            "--tokens",
+            "senders.toml",
+            "--listen",
+            "127.0.0.1:0",
+            "--tls-cert",
+            "cert.pem",
+            "--tls-key",
+            "key.pem",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("DGN-705") && err.contains("--tls-cert"),
+        "{err}"
+    );
+}
