@@ -25,6 +25,7 @@ need_apt() { # need_apt COMMAND PACKAGE WHY
     fi
 }
 need_apt curl curl "the receiving service's curl cases"
+need_apt unshare util-linux "the receiving service's full-disk test (a small tmpfs in a user namespace)"
 need_apt node nodejs "the ECMAScript number test of dogana-json"
 need_apt npm npm "Azurite, the lake store's Azure test server"
 bash scripts/libduckdb.sh >/dev/null

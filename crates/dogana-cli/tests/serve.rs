@@ -74,7 +74,21 @@ struct Server {
 
 impl Server {
     fn start(work: &Work, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dogana"))
+        Server::start_under(work, &[], extra)
+    }
+
+    /// The server started by `wrapper` (a command that ends by running the rest of its
+    /// arguments), or directly when it is empty.
+    fn start_under(work: &Work, wrapper: &[&str], extra: &[&str]) -> Server {
+        let mut command = match wrapper {
+            [] => Command::new(env!("CARGO_BIN_EXE_dogana")),
+            [program, args @ ..] => {
+                let mut c = Command::new(program);
+                c.args(args).arg(env!("CARGO_BIN_EXE_dogana"));
+                c
+            }
+        };
+        let mut child = command
             .current_dir(work.dir())
             .args([
                 "serve",
@@ -1025,4 +1039,66 @@ fn a_tls_key_that_does_not_load_is_refused_before_listening() {
         err.contains("DGN-705") && err.contains("--tls-cert"),
         "{err}"
     );
+}
+
+// The staging folder is a 256 KiB tmpfs mounted in the server's own user and mount namespaces
+// (util-linux `unshare`, no privilege needed): an upload of 1 MiB fills it.
+#[test]
+fn a_disk_that_fills_mid_upload_is_507_and_nothing_changes() {
+    let work = work("3");
+    std::fs::create_dir(work.path("staging")).unwrap();
+    let mount = "mount -t tmpfs -o size=256k tmpfs staging && exec \"$@\"";
+    let probe = Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            mount,
+            "sh",
+            "true",
+        ])
+        .current_dir(work.dir())
+        .output()
+        .expect("unshare (util-linux) is needed by this test: apt-get install util-linux");
+    assert!(
+        probe.status.success(),
+        "this test mounts a small tmpfs in a user namespace and cannot: {}",
+        text(&probe.stderr)
+    );
+    let server = Server::start_under(
+        &work,
+        &[
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            mount,
+            "sh",
+        ],
+        &["--max-bytes", "10000000"],
+    );
+    let mut big = String::from(SUNDAY);
+    while big.len() < 1 << 20 {
+        big.push_str("4,2026-10-23,2026-10-23T10:00:00Z,40.00,false\n");
+    }
+    let form = multipart::Form::new()
+        .part(
+            "manifest",
+            multipart::Part::bytes(std::fs::read(work.path("sun.csv.json")).unwrap()),
+        )
+        .part(
+            "file",
+            multipart::Part::bytes(big.into_bytes()).file_name("sun.csv"),
+        );
+    let (status, body) = post(&server, "orders", Some(ACME), form);
+    assert_eq!((status, code(&body)), (507, "DGN-403"), "{body}");
+    assert!(stored_receipts(&work).is_empty(), "nothing was decided");
+    assert!(!work.exists("orders.db"), "the store was not touched");
+    // the partial upload was removed: the small delivery fits
+    let (status, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!(status, 200, "{body}");
 }

@@ -422,8 +422,16 @@ async fn receive(
                     }
                 };
                 let format = file_format(field.file_name(), format)?;
-                let (file, size) =
-                    stage(field, &s.config.staging, max - file_bytes, max, idle).await?;
+                let staged = stage(field, &s.config.staging, max - file_bytes, max, idle).await;
+                let (file, size) = match staged {
+                    Ok(staged) => staged,
+                    Err(e) => {
+                        if answered_mid_upload(&e) {
+                            drain(&mut multipart, idle).await;
+                        }
+                        return Err(e);
+                    }
+                };
                 file_bytes += size;
                 match m {
                     Some(manifest) => uploads.push(Upload {
@@ -802,24 +810,56 @@ async fn stage(
         .map_err(io)?;
     let mut out = tokio::fs::File::from_std(tmp.as_file().try_clone().map_err(io)?);
     let mut size: u64 = 0;
-    loop {
-        let chunk = tokio::time::timeout(idle, field.chunk())
-            .await
-            .map_err(|_| timeout_error())?;
-        match chunk {
-            Ok(Some(bytes)) => {
-                size += bytes.len() as u64;
-                if size > room {
-                    return Err(too_large(max));
+    let written: Result<(), ApiError> = async {
+        loop {
+            let chunk = tokio::time::timeout(idle, field.chunk())
+                .await
+                .map_err(|_| timeout_error())?;
+            match chunk {
+                Ok(Some(bytes)) => {
+                    size += bytes.len() as u64;
+                    if size > room {
+                        return Err(too_large(max));
+                    }
+                    out.write_all(&bytes).await.map_err(io)?;
                 }
-                out.write_all(&bytes).await.map_err(io)?;
+                Ok(None) => break,
+                Err(e) => return Err(multipart_error(e, max)),
             }
-            Ok(None) => break,
-            Err(e) => return Err(multipart_error(e, max)),
+        }
+        out.flush().await.map_err(io)
+    }
+    .await;
+    match written {
+        Ok(()) => Ok((tmp, size)),
+        Err(e) => {
+            // the staged bytes go first (a full disk has room again), then the rest of the
+            // part is read and dropped, so that the sender reads the answer instead of a
+            // connection reset
+            drop(out);
+            drop(tmp);
+            if answered_mid_upload(&e) {
+                while let Ok(Ok(Some(_))) = tokio::time::timeout(idle, field.chunk()).await {}
+            }
+            Err(e)
         }
     }
-    out.flush().await.map_err(io)?;
-    Ok((tmp, size))
+}
+
+/// A refusal made while the sender is still uploading (too large, disk full): the body's rest
+/// is read and dropped before answering (at most the route's body limit).
+fn answered_mid_upload(e: &ApiError) -> bool {
+    matches!(
+        e.status,
+        StatusCode::PAYLOAD_TOO_LARGE | StatusCode::INSUFFICIENT_STORAGE
+    )
+}
+
+/// Reads and drops the parts left in a body (see [`answered_mid_upload`]).
+async fn drain(multipart: &mut Multipart, idle: Duration) {
+    while let Ok(Ok(Some(mut field))) = tokio::time::timeout(idle, multipart.next_field()).await {
+        while let Ok(Ok(Some(_))) = tokio::time::timeout(idle, field.chunk()).await {}
+    }
 }
 
 /// A read route: the sender may read `table`, then `read` runs on the store in a blocking
