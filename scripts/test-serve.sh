@@ -84,7 +84,8 @@ expect "unknown route"       404 "$base/v2/anything"
 expect "openapi"             200 "$base/v1/openapi.json"
 expect "metrics"             200 "$base/metrics"
 grep -q 'dogana_deliveries_total{table="orders",outcome="rejected"} 1' body.json || { echo "FAIL metrics: no rejected delivery counted"; failed=1; }
-[ -z "$(ls -A staging)" ] || { echo "FAIL staging: $(ls -A staging) left behind"; failed=1; }
+left=$(find staging -name '.upload-*')
+[ -z "$left" ] || { echo "FAIL staging: $left left behind"; failed=1; }
 
 kill -TERM "$pid"; wait "$pid" || { echo "FAIL: the service did not exit 0 on SIGTERM"; failed=1; }
 pid=""

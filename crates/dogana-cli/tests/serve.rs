@@ -7,7 +7,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::{text, Work, ORDERS_TOML};
 use reqwest::blocking::{multipart, Client};
@@ -201,10 +201,19 @@ fn stored_receipts(work: &Work) -> Vec<Value> {
     }
 }
 
+/// The uploads staged under the staging root (in any service's own folder).
 fn staged(work: &Work) -> usize {
-    std::fs::read_dir(work.path("staging"))
-        .map(|d| d.count())
-        .unwrap_or(0)
+    let Ok(services) = std::fs::read_dir(work.path("staging")) else {
+        return 0;
+    };
+    services
+        .filter_map(|d| std::fs::read_dir(d.ok()?.path()).ok())
+        .flatten()
+        .filter(|f| {
+            f.as_ref()
+                .is_ok_and(|f| f.file_name().to_string_lossy().starts_with(".upload-"))
+        })
+        .count()
 }
 
 // rule: PLANNER-18
@@ -1101,4 +1110,186 @@ fn a_disk_that_fills_mid_upload_is_507_and_nothing_changes() {
     // the partial upload was removed: the small delivery fits
     let (status, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
     assert_eq!(status, 200, "{body}");
+}
+
+/// A small deterministic generator (xorshift), seeded from the clock and printed, so that a
+/// failing run names the kill points to replay.
+struct Xorshift(u64);
+
+impl Xorshift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// What each upload of the kill test got: its receipt identity once the service answered.
+type Answers = std::sync::Arc<std::sync::Mutex<Vec<Option<(u16, String)>>>>;
+
+/// Posts uploads `todo` from 8 threads until each is answered or the service is gone.
+fn upload_all(work: &Work, base: &str, todo: Vec<usize>, answers: &Answers) {
+    let queue = std::sync::Arc::new(std::sync::Mutex::new(todo));
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let queue = queue.clone();
+            let answers = answers.clone();
+            let base = base.to_owned();
+            let dir = work.dir().to_owned();
+            std::thread::spawn(move || loop {
+                let Some(i) = queue.lock().unwrap().pop() else {
+                    return;
+                };
+                let file = format!("d{i}.csv");
+                let form = multipart::Form::new()
+                    .part(
+                        "manifest",
+                        multipart::Part::bytes(
+                            std::fs::read(dir.join(format!("{file}.json"))).unwrap(),
+                        ),
+                    )
+                    .part(
+                        "file",
+                        multipart::Part::bytes(std::fs::read(dir.join(&file)).unwrap())
+                            .file_name(file),
+                    );
+                let sent = client()
+                    .post(format!("{base}/v1/tables/orders/deliveries"))
+                    .bearer_auth(ACME)
+                    .multipart(form)
+                    .send();
+                let Ok(resp) = sent else { continue };
+                let status = resp.status().as_u16();
+                let Ok(body) = resp.json::<Value>() else {
+                    continue;
+                };
+                if let Some(id) = body["receipt_identity"].as_str() {
+                    answers.lock().unwrap()[i] = Some((status, id.to_owned()));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+// rule: RECV-09, RECV-01
+#[test]
+fn a_service_killed_during_100_uploads_leaves_each_published_with_its_receipt_or_absent() {
+    let work = work("3");
+    const N: usize = 100;
+    let mut rows = String::from("id,order_date,updated_at,amount,deleted\n");
+    for id in 1..=2000 {
+        rows.push_str(&format!(
+            "{id},2026-10-20,2026-10-20T10:00:00Z,{id}.00,false\n"
+        ));
+    }
+    for i in 0..N {
+        let file = format!("d{i}.csv");
+        work.write(&file, &rows);
+        let at = format!("2026-10-25T{:02}:{:02}:00Z", i / 60, i % 60);
+        work.dogana([
+            "manifest",
+            &file,
+            "--contract",
+            "contracts/orders.toml",
+            "--shape",
+            "full",
+            "--produced-at",
+            &at,
+            "--rows",
+            "2000",
+            "--force",
+        ])
+        .assert()
+        .success();
+    }
+    let seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    eprintln!("kill points seeded with {seed}");
+    let mut rng = Xorshift(seed);
+    let answers: Answers = std::sync::Arc::new(std::sync::Mutex::new(vec![None; N]));
+    for _round in 0..3 {
+        let todo: Vec<usize> = (0..N)
+            .filter(|&i| answers.lock().unwrap()[i].is_none())
+            .collect();
+        let mut server = Server::start(&work, &[]);
+        let base = server.base.clone();
+        // killed once a random share of this round's uploads is answered, a random few
+        // milliseconds later: in an upload, a decision or a commit
+        let done_before = N - todo.len();
+        let target = done_before + 1 + (rng.next() % (todo.len() as u64 * 3 / 4).max(1)) as usize;
+        let delay = Duration::from_micros(rng.next() % 20_000);
+        let killer = {
+            let answers = answers.clone();
+            std::thread::spawn(move || {
+                let deadline = Instant::now() + Duration::from_secs(120);
+                while answers.lock().unwrap().iter().flatten().count() < target
+                    && Instant::now() < deadline
+                {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                std::thread::sleep(delay);
+                let _ = server.child.kill();
+                let _ = server.child.wait();
+            })
+        };
+        upload_all(&work, &base, todo, &answers);
+        killer.join().unwrap();
+    }
+    // restarted: what the killed services staged is swept, the store verifies
+    let server = Server::start(&work, &[]);
+    assert_eq!(
+        staged(&work),
+        0,
+        "a killed service's uploads are swept at start"
+    );
+    let verify = work
+        .dogana(["verify", "--store", "orders.db", "orders"])
+        .output()
+        .unwrap();
+    assert!(verify.status.success(), "{}", text(&verify.stderr));
+    let (_, listed) = get(&server, "/v1/tables/orders/receipts", Some(ACME));
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    let stored: std::collections::HashSet<String> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["identity"].as_str().unwrap().to_owned())
+        .collect();
+    let answered = answers.lock().unwrap().clone();
+    for (i, a) in answered.iter().enumerate() {
+        if let Some((status, id)) = a {
+            assert!(matches!(status, 200 | 422), "d{i}: {status}");
+            assert!(
+                stored.contains(id),
+                "d{i} was answered {id} and its receipt is lost"
+            );
+        }
+    }
+    // every upload never answered is either published (a replay now) or absent (decided now)
+    let todo: Vec<usize> = (0..N).filter(|&i| answered[i].is_none()).collect();
+    eprintln!("{} of {N} uploads were cut by a kill", todo.len());
+    assert!(
+        !todo.is_empty(),
+        "the kills came after every upload: the test proved nothing"
+    );
+    upload_all(&work, &server.base, todo.clone(), &answers);
+    let answered = answers.lock().unwrap().clone();
+    for i in todo {
+        let (status, _) = answered[i]
+            .as_ref()
+            .unwrap_or_else(|| panic!("d{i} unanswered"));
+        assert!(matches!(status, 200 | 422), "d{i}: {status}");
+    }
+    let verify = work
+        .dogana(["verify", "--store", "orders.db", "orders"])
+        .output()
+        .unwrap();
+    assert!(verify.status.success(), "{}", text(&verify.stderr));
 }

@@ -50,6 +50,7 @@ mod metrics;
 mod queries;
 mod senders;
 mod server;
+mod staging;
 pub mod watch;
 
 use std::net::SocketAddr;
@@ -85,7 +86,8 @@ pub struct ServeConfig {
     pub request_timeout: Duration,
     /// How long a delivery waits for the store's write lock.
     pub lock_timeout: Duration,
-    /// Where uploads are staged before the engine reads them.
+    /// Where uploads are staged before the engine reads them: the service stages in a folder
+    /// of its own under this one, and removes what killed services left there.
     pub staging: PathBuf,
     /// OpenLineage run events appended to this file, one per decided receipt.
     pub lineage_file: Option<PathBuf>,
@@ -168,12 +170,14 @@ pub fn serve(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> Result<(), 
             config.listen
         )));
     }
-    std::fs::create_dir_all(&config.staging).map_err(|e| {
+    let staging = staging::Staging::claim(&config.staging).map_err(|e| {
         config_refusal(format!(
-            "cannot create the staging folder {}: {e}",
+            "cannot set up the staging folder {}: {e}",
             config.staging.display()
         ))
     })?;
+    let mut config = config;
+    config.staging = staging.dir().to_owned();
     let tls = match &config.tls {
         Some((cert, key)) => Some(tls_acceptor(cert, key)?),
         None => None,
