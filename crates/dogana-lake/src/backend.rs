@@ -43,6 +43,9 @@ use crate::LakeError;
 /// The key of the store's identity.
 pub const STORE_ID: &str = "store-id";
 
+/// Where the conditional-write probe writes its object (removed after it).
+const PROBE_DIR: &str = "_probe";
+
 /// How the lake writes and waits.
 #[derive(Debug, Clone)]
 pub struct LakeOptions {
@@ -602,8 +605,10 @@ impl Lake {
                 .into());
             }
             // a root holding anything but no store-id is someone else's: refused before a
-            // byte is written (the probe included)
-            if lake.root.get(STORE_ID)?.is_none() && !lake.root.is_empty()? {
+            // byte is written (the probe included). Another writer's probe is not: two
+            // first deliveries into one new store both probe, then one creates the store-id
+            // (a conditional create) and the other reads it.
+            if lake.root.get(STORE_ID)?.is_none() && !lake.root.is_empty_but(Some(PROBE_DIR))? {
                 return Err(StoreError::NotAStore(format!(
                     "{} holds objects but no {STORE_ID}, so it is not a dogana lake store, and a store is made only where nothing is: name an empty directory or prefix, or the store's own root",
                     lake.root.url()
@@ -647,7 +652,7 @@ impl Lake {
 
     /// Demonstrates conditional create and replace on a key of its own.
     fn probe(&self) -> Result<(), StoreError> {
-        let key = format!("_probe/{}", uuid::Uuid::new_v4().simple());
+        let key = format!("{PROBE_DIR}/{}", uuid::Uuid::new_v4().simple());
         let url = self.root.url().to_owned();
         let inconclusive = |step: &'static str, e: LakeError| LakeError::SyncProbeInconclusive {
             root: url.clone(),

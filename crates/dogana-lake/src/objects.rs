@@ -319,12 +319,21 @@ impl Root {
     /// Whether the root holds no object and no "directory" at all (an empty directory, a
     /// prefix of a bucket with nothing under it).
     pub fn is_empty(&self) -> Result<bool, LakeError> {
+        self.is_empty_but(None)
+    }
+
+    /// Whether the root holds nothing but, at most, the folder `except` (its name directly
+    /// under the root).
+    pub fn is_empty_but(&self, except: Option<&str>) -> Result<bool, LakeError> {
         let path = self.path("");
         match self
             .rt
             .block_on(self.store.list_with_delimiter(Some(&path)))
         {
-            Ok(r) => Ok(r.objects.is_empty() && r.common_prefixes.is_empty()),
+            Ok(r) => Ok(r.objects.is_empty()
+                && r.common_prefixes
+                    .iter()
+                    .all(|p| except.is_some_and(|e| p.filename() == Some(e)))),
             Err(object_store::Error::NotFound { .. }) => Ok(true),
             Err(e) => Err(e.into()),
         }

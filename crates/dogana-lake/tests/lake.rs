@@ -76,6 +76,33 @@ fn identity_is_one_canonical_v4_kept_by_every_open() {
 }
 
 #[test]
+fn writers_opening_one_new_store_at_once_all_open_it_with_one_identity() {
+    // rule: store.init.store-identity
+    // Each writer probes the root before the store-id exists; another writer's probe must not
+    // make the root look like someone else's (the receiving service opens a new store from
+    // many deliveries at once).
+    for _ in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("lake");
+        let barrier = std::sync::Barrier::new(4);
+        let ids: Vec<String> = std::thread::scope(|s| {
+            let opens: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        Lake::open(&root, &LakeOptions::default(), true)
+                            .and_then(|l| l.store_id())
+                            .unwrap_or_else(|e| panic!("a concurrent first open: {e}"))
+                    })
+                })
+                .collect();
+            opens.into_iter().map(|o| o.join().unwrap()).collect()
+        });
+        assert!(ids.iter().all(|id| id == &ids[0]), "{ids:?}");
+    }
+}
+
+#[test]
 fn malformed_identity_is_store_identity_invalid() {
     // rule: store.init.identity-invalid
     for bad in [
