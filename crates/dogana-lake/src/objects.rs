@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
@@ -429,7 +429,9 @@ impl Root {
         }
     }
 
-    /// Removes a conditionally written object whatever its version (the probe's own).
+    /// Removes a conditionally written object whatever its version (the probe's own), and the
+    /// directory it was made in once empty (a writer creating a key there meanwhile makes it
+    /// again: [`open_lock_in`]).
     pub fn delete_versioned(&self, key: &str) -> Result<(), LakeError> {
         match &self.kind {
             Kind::Local(dir) => {
@@ -512,6 +514,25 @@ fn local_get(dir: &std::path::Path, key: &str) -> Result<Option<Versioned>, Lake
     )))
 }
 
+/// Creates `dir` if needed and opens (creating) the lock file `name` in it. Another writer's
+/// [`Root::delete_versioned`] removes an empty directory: between our creating it and our lock
+/// file making it non-empty, it may go, and is made again (a few times, then the error).
+fn open_lock_in(dir: &Path, name: &str) -> std::io::Result<std::fs::File> {
+    let mut attempts = 0;
+    loop {
+        std::fs::create_dir_all(dir)?;
+        match std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(name))
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && attempts < 8 => attempts += 1,
+            other => return other,
+        }
+    }
+}
+
 fn local_put(
     dir: &std::path::Path,
     key: &str,
@@ -531,7 +552,6 @@ fn local_put(
     let parent = full
         .parent()
         .ok_or_else(|| LakeError::Root(format!("{key}: not a file key")))?;
-    std::fs::create_dir_all(parent)?;
     let name = full
         .file_name()
         .and_then(|n| n.to_str())
@@ -539,11 +559,7 @@ fn local_put(
     // the version check and the link happen under an exclusive flock(2) of the pointer's lock
     // file, which the kernel releases when a writer dies: a writer that read a version long
     // ago can neither pass the check nor refill a pruned version's slot
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(parent.join(format!(".{name}.lock")))?;
+    let lock = open_lock_in(parent, &format!(".{name}.lock"))?;
     lock.lock()?;
     let current = local_versions(dir, key)?.last().map(|(n, _)| *n);
     if current != expect.map(|_| next - 1) {

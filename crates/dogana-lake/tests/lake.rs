@@ -84,9 +84,9 @@ fn writers_opening_one_new_store_at_once_all_open_it_with_one_identity() {
     for _ in 0..20 {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("lake");
-        let barrier = std::sync::Barrier::new(4);
+        let barrier = std::sync::Barrier::new(8);
         let ids: Vec<String> = std::thread::scope(|s| {
-            let opens: Vec<_> = (0..4)
+            let opens: Vec<_> = (0..8)
                 .map(|_| {
                     s.spawn(|| {
                         barrier.wait();
