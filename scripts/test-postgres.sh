@@ -22,7 +22,9 @@ eval "$exports"
 step "cargo test -p dogana-postgres"
 cargo test -p dogana-postgres
 step "the command line with the Postgres backend"
-cargo test -p dogana-cli --features postgres --test postgres
+cargo test -p dogana-cli --features postgres,serve --test postgres
+step "the receiving service on a Postgres store"
+cargo test -p dogana-cli --features postgres,serve --test serve on_postgres
 step "the dbt recipe with dbt-postgres on a store dogana deliver made"
 # the binary the step above built, with the Postgres backend
 DOGANA_DBT_TARGET=postgres DOGANA_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/dogana" \

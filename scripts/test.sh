@@ -51,6 +51,6 @@ step "the Python package (pytest)"
 bash scripts/test-python.sh
 step "the lake store on file://, memory://, S3 (moto) and Azure (Azurite)"
 bash scripts/test-lake.sh
-step "the command line with the lake backend"
-cargo test -p dogana-cli --features lake
+step "the command line with the lake backend (and the receiving service on a lake store)"
+cargo test -p dogana-cli --features lake,serve
 step "done"

@@ -74,12 +74,17 @@ struct Server {
 
 impl Server {
     fn start(work: &Work, extra: &[&str]) -> Server {
-        Server::start_under(work, &[], extra)
+        Server::start_under(work, &[], "orders.db", extra)
     }
 
-    /// The server started by `wrapper` (a command that ends by running the rest of its
-    /// arguments), or directly when it is empty.
-    fn start_under(work: &Work, wrapper: &[&str], extra: &[&str]) -> Server {
+    /// The server on another store than `orders.db`.
+    fn start_on(work: &Work, store: &str) -> Server {
+        Server::start_under(work, &[], store, &[])
+    }
+
+    /// The server on `store`, started by `wrapper` (a command that ends by running the rest
+    /// of its arguments), or directly when it is empty.
+    fn start_under(work: &Work, wrapper: &[&str], store: &str, extra: &[&str]) -> Server {
         let mut command = match wrapper {
             [] => Command::new(env!("CARGO_BIN_EXE_dogana")),
             [program, args @ ..] => {
@@ -93,7 +98,7 @@ impl Server {
             .args([
                 "serve",
                 "--store",
-                "orders.db",
+                store,
                 "--contracts",
                 "contracts",
                 "--tokens",
@@ -1088,6 +1093,7 @@ fn a_disk_that_fills_mid_upload_is_507_and_nothing_changes() {
             mount,
             "sh",
         ],
+        "orders.db",
         &["--max-bytes", "10000000"],
     );
     let mut big = String::from(SUNDAY);
@@ -1292,4 +1298,116 @@ fn a_service_killed_during_100_uploads_leaves_each_published_with_its_receipt_or
         .output()
         .unwrap();
     assert!(verify.status.success(), "{}", text(&verify.stderr));
+}
+
+/// Concurrent deliveries to two tables and a group, on the store `store` names: every answer
+/// is a receipt the store keeps, and every table verifies after.
+fn load_on(store: &str) {
+    let work = shop("2");
+    const N: usize = 12;
+    for i in 0..N {
+        let file = format!("o{i}.csv");
+        work.write(&file, SUNDAY);
+        let at = format!("2026-10-25T06:{i:02}:00Z");
+        work.dogana([
+            "manifest",
+            &file,
+            "--contract",
+            "contracts/orders.toml",
+            "--shape",
+            "full",
+            "--produced-at",
+            &at,
+            "--rows",
+            "3",
+            "--force",
+        ])
+        .assert()
+        .success();
+    }
+    let server = Server::start_on(&work, store);
+    let answers: Vec<(u16, Value)> = std::thread::scope(|scope| {
+        let posts: Vec<_> = (0..N)
+            .map(|i| {
+                let (work, server) = (&work, &server);
+                scope.spawn(move || {
+                    post(
+                        server,
+                        "orders",
+                        Some(ACME),
+                        delivery(work, &format!("o{i}.csv")),
+                    )
+                })
+            })
+            .collect();
+        let group =
+            scope.spawn(|| post_group(&server, SHOP, group_form(&work, &["inv.csv", "lin.csv"])));
+        let mut all: Vec<_> = posts.into_iter().map(|p| p.join().unwrap()).collect();
+        all.push(group.join().unwrap());
+        all
+    });
+    for (status, body) in &answers {
+        assert!(matches!(status, 200 | 422), "{status}: {body}");
+    }
+    assert_eq!(
+        answers.last().unwrap().1["outcome"],
+        "accepted",
+        "the group"
+    );
+    let (_, listed) = get(&server, "/v1/tables/orders/receipts", Some(ACME));
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    let stored: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["identity"].as_str().unwrap())
+        .collect();
+    for (_, body) in &answers[..N] {
+        let id = body["receipt_identity"].as_str().unwrap();
+        assert!(stored.contains(&id), "{id} answered, not stored");
+    }
+    assert_eq!(stored.len(), N, "one receipt per delivery");
+    for table in ["orders", "invoices", "lines"] {
+        let verify = work
+            .dogana(["verify", "--store", store, table])
+            .output()
+            .unwrap();
+        assert!(verify.status.success(), "{table}: {}", text(&verify.stderr));
+    }
+}
+
+#[cfg(feature = "postgres")]
+mod on_postgres {
+    /// The test server (`bash scripts/test-postgres.sh`), or a failure saying how to start one.
+    fn store() -> String {
+        let url = std::env::var("DOGANA_PG_URL").expect(
+            "DOGANA_PG_URL is not set: this test needs a Postgres server; run bash scripts/test-postgres.sh",
+        );
+        let schema = format!("serve_{}", std::process::id());
+        let mut admin =
+            dogana_postgres::postgres::Client::connect(&url, dogana_postgres::postgres::NoTls)
+                .unwrap_or_else(|e| panic!("the test server (DOGANA_PG_URL) is unreachable: {e}"));
+        admin
+            .batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+            ))
+            .unwrap();
+        format!("{url}?schema={schema}")
+    }
+
+    // rule: RECV-09
+    #[test]
+    fn the_service_on_postgres_keeps_every_answered_receipt_under_concurrent_senders() {
+        super::load_on(&store());
+    }
+}
+
+#[cfg(feature = "lake")]
+mod on_lake {
+    // rule: RECV-09
+    #[test]
+    fn the_service_on_the_lake_keeps_every_answered_receipt_under_concurrent_senders() {
+        let dir = tempfile::tempdir().unwrap();
+        super::load_on(&format!("file://{}", dir.path().join("lake").display()));
+    }
 }

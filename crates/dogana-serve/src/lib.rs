@@ -155,6 +155,40 @@ fn tls_acceptor(cert: &Path, key: &Path) -> Result<tokio_rustls::TlsAcceptor, Se
     Ok(tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config)))
 }
 
+/// The service's routes without the accept loop: for a test, a fuzzer, or a server of one's
+/// own in front. The staging folder under `config.staging` is this value's while it lives.
+///
+/// Built inside a tokio runtime when `config.lineage_url` is set (the poster is a task of it).
+/// `listen`, `insecure_listen` and `tls` are not used: they belong to [`serve`].
+pub struct App {
+    service: std::sync::Arc<server::Service>,
+    // dropped after the service: it removes the folder the service stages in
+    _staging: staging::Staging,
+}
+
+impl App {
+    /// Reads the tokens file and the contracts folder and sets up the staging folder.
+    pub fn new(mut config: ServeConfig) -> Result<App, ServeError> {
+        let staging = staging::Staging::claim(&config.staging).map_err(|e| {
+            config_refusal(format!(
+                "cannot set up the staging folder {}: {e}",
+                config.staging.display()
+            ))
+        })?;
+        config.staging = staging.dir().to_owned();
+        let service = server::Service::new(config).map_err(ServeError)?;
+        Ok(App {
+            service: std::sync::Arc::new(service),
+            _staging: staging,
+        })
+    }
+
+    /// Every route of [`ROUTES`], as an axum router.
+    pub fn router(&self) -> axum::Router {
+        server::router(self.service.clone())
+    }
+}
+
 /// Runs the service until SIGTERM or SIGINT. `ready` is called with the bound address once it
 /// accepts connections (the command line prints it: with port 0 the system picks one).
 ///
@@ -170,14 +204,6 @@ pub fn serve(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> Result<(), 
             config.listen
         )));
     }
-    let staging = staging::Staging::claim(&config.staging).map_err(|e| {
-        config_refusal(format!(
-            "cannot set up the staging folder {}: {e}",
-            config.staging.display()
-        ))
-    })?;
-    let mut config = config;
-    config.staging = staging.dir().to_owned();
     let tls = match &config.tls {
         Some((cert, key)) => Some(tls_acceptor(cert, key)?),
         None => None,
@@ -188,10 +214,11 @@ pub fn serve(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> Result<(), 
         .build()
         .map_err(|e| config_refusal(format!("cannot start the runtime: {e}")))?;
     // the lineage poster is a task of this runtime
-    let service = {
+    let app = {
         let _in_runtime = runtime.enter();
-        server::Service::new(config).map_err(ServeError)?
+        App::new(config)?
     };
+    let service = app.service.clone();
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen)
             .await

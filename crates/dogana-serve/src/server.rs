@@ -45,7 +45,7 @@ pub(crate) struct Service {
     idle: Notify,
 }
 
-type Shared = Arc<Service>;
+pub(crate) type Shared = Arc<Service>;
 
 impl Service {
     pub(crate) fn new(config: ServeConfig) -> Result<Service, ApiError> {
@@ -1029,13 +1029,12 @@ pub const ROUTES: &[(&str, &str)] = &[
 /// accepting, lets each delivery in flight finish (the engine commits or rolls back as a
 /// whole), then returns.
 pub(crate) async fn run(
-    service: Service,
+    s: Shared,
     listener: tokio::net::TcpListener,
     tls: Option<tokio_rustls::TlsAcceptor>,
     ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
-    let s: Shared = Arc::new(service);
     let app = router(s.clone());
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let header_timeout = s.config.request_timeout;
