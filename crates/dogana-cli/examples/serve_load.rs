@@ -113,7 +113,7 @@ fn prepare(dir: &Path, a: &Args) -> Vec<Job> {
             let file = dir.join(format!("files/d{i}.csv"));
             // a day of its own in its table: disjoint windows are admitted in any order, as
             // daily partitions sent by many senders are
-            let day = &chrono_like(1_600_000_000 + (i / a.tables) as i64 * 86_400)[..10];
+            let day = &instant(1_600_000_000 + (i / a.tables) as i64 * 86_400)[..10];
             let mut rows = String::from("id,day\n");
             for r in 0..100 {
                 rows.push_str(&format!("{},{day}\n", i * 100 + r));
@@ -121,7 +121,7 @@ fn prepare(dir: &Path, a: &Args) -> Vec<Job> {
             std::fs::write(&file, &rows).unwrap();
             let content_hash = hex(&Sha256::digest(rows.as_bytes()));
             let at = 1_700_000_000 + i as i64 * 60;
-            let produced = chrono_like(at);
+            let produced = instant(at);
             std::fs::write(
                 dir.join(format!("files/d{i}.csv.json")),
                 format!(
@@ -143,25 +143,11 @@ fn prepare(dir: &Path, a: &Args) -> Vec<Job> {
     jobs
 }
 
-/// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SS+00:00` (civil-from-days, proleptic Gregorian).
-fn chrono_like(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}+00:00",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+/// Seconds since 1970 as the protocol writes an instant (`YYYY-MM-DDTHH:MM:SS+00:00`).
+fn instant(secs: i64) -> String {
+    dogana::Timestamp::from_micros(secs * 1_000_000)
+        .expect("inside the protocol's domain")
+        .to_string()
 }
 
 /// A fresh store of the kind `--store` names, under `dir`.

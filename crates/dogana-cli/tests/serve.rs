@@ -458,6 +458,14 @@ fn health_readiness_metrics_and_the_openapi_document_answer() {
         metrics.contains("dogana_delivered_rows_total{table=\"orders\"} 3"),
         "{metrics}"
     );
+    for phase in ["upload", "wait", "decision", "commit"] {
+        assert!(
+            metrics.contains(&format!(
+                "dogana_{phase}_seconds_count{{table=\"orders\"}} 1"
+            )),
+            "the {phase} histogram: {metrics}"
+        );
+    }
     let (status, doc) = get(&server, "/v1/openapi.json", None);
     assert_eq!(status, 200);
     assert_eq!(doc, dogana_serve_openapi());

@@ -128,6 +128,29 @@ pub struct Delivery {
     /// What reading the rows found, when they were read: not for a replay nor a delivery the
     /// preflight refused.
     pub report: Option<RowReport>,
+    /// How long each phase took (zero for a phase the caller ran itself, as with
+    /// [`Store::decide`] then [`Store::commit`]).
+    pub timing: Timing,
+}
+
+/// How long a delivery's two phases took: the decision (staging and checking the rows, the
+/// gate) and the commit (the write transaction, with any decision made again in it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// Phase one: [`Store::decide`] or [`Store::decide_group`].
+    pub decide: std::time::Duration,
+    /// Phase two: [`Store::commit`] or [`Store::commit_group`].
+    pub commit: std::time::Duration,
+}
+
+impl Timing {
+    /// The phases of a delivery that began at `started` and was decided at `decided`, now.
+    fn since(started: std::time::Instant, decided: std::time::Instant) -> Timing {
+        Timing {
+            decide: decided - started,
+            commit: decided.elapsed(),
+        }
+    }
 }
 
 impl Delivery {
@@ -390,8 +413,12 @@ impl<B: Backend> Store<B> {
         source: Option<&str>,
         options: &DeliverOptions,
     ) -> Result<Delivery, StoreError> {
+        let started = std::time::Instant::now();
         let decision = self.decide_with(file, contract, manifest, now, source, options)?;
-        self.commit(decision)
+        let decided = std::time::Instant::now();
+        let mut delivery = self.commit(decision)?;
+        delivery.timing = Timing::since(started, decided);
+        Ok(delivery)
     }
 
     /// Phase one of a delivery, in the protocol's order: (1) an accepted receipt of the same
@@ -477,6 +504,7 @@ impl<B: Backend> Store<B> {
                 receipt,
                 redecided: 0,
                 report: report(&staged),
+                timing: Timing::default(),
             });
         }
         let table = job.contract.table().to_owned();
@@ -526,6 +554,7 @@ impl<B: Backend> Store<B> {
             receipt,
             redecided,
             report: report(&staged),
+            timing: Timing::default(),
         })
     }
 
@@ -1321,6 +1350,8 @@ pub struct GroupDelivery {
     pub redecided: u32,
     /// What reading each table's rows found, when they were read.
     pub reports: Vec<Option<RowReport>>,
+    /// How long each phase took (zero when the caller ran them itself).
+    pub timing: Timing,
 }
 
 impl GroupDelivery {
@@ -1393,8 +1424,12 @@ impl<B: Backend> Store<B> {
         now: Timestamp,
         source: Option<&str>,
     ) -> Result<GroupDelivery, StoreError> {
+        let started = std::time::Instant::now();
         let decision = self.decide_group(group, parts, now, source)?;
-        self.commit_group(decision)
+        let decided = std::time::Instant::now();
+        let mut delivery = self.commit_group(decision)?;
+        delivery.timing = Timing::since(started, decided);
+        Ok(delivery)
     }
 
     /// Phase one of [`Store::deliver_group`]: every table staged and decided in one read
@@ -1535,6 +1570,7 @@ impl<B: Backend> Store<B> {
             receipts,
             redecided,
             reports: reports(&staged),
+            timing: Timing::default(),
         })
     }
 }

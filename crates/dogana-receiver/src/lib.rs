@@ -71,7 +71,7 @@ mod stage;
 pub use batch::{Batch, Datum, Row, Staged};
 pub use engine::{
     AnyStore, Decision, DeliverOptions, Delivery, GroupDecision, GroupDelivery, Open, Part,
-    Snapshot, Store, StoredReceipt, VerifyReport,
+    Snapshot, Store, StoredReceipt, Timing, VerifyReport,
 };
 pub use error::{transient_io, StoreError};
 pub use port::{Backend, Column, KeysFrom, KeysOutside, Layout, ReceiptRow, Step, Txn};

@@ -38,7 +38,9 @@ pub(crate) struct Metrics {
     pub rows: Family<Table, Counter>,
     pub refusals: Family<Refusal, Counter>,
     pub upload_seconds: Family<Table, Histogram>,
+    pub wait_seconds: Family<Table, Histogram>,
     pub decision_seconds: Family<Table, Histogram>,
+    pub commit_seconds: Family<Table, Histogram>,
     pub in_flight: Gauge<i64, AtomicI64>,
 }
 
@@ -80,12 +82,26 @@ impl Metrics {
             "Time to receive and stage a delivery's file",
             upload_seconds.clone(),
         );
+        let wait_seconds =
+            Family::<Table, Histogram>::new_with_constructor(seconds as fn() -> Histogram);
+        registry.register(
+            "wait_seconds",
+            "Time a staged delivery waited for a slot of its table (--max-concurrent)",
+            wait_seconds.clone(),
+        );
         let decision_seconds =
             Family::<Table, Histogram>::new_with_constructor(seconds as fn() -> Histogram);
         registry.register(
             "decision_seconds",
-            "Time the engine took to decide and commit a delivery (the write lock's wait included)",
+            "Time the engine took to decide a delivery: open the store, stage and check the rows, the gate",
             decision_seconds.clone(),
+        );
+        let commit_seconds =
+            Family::<Table, Histogram>::new_with_constructor(seconds as fn() -> Histogram);
+        registry.register(
+            "commit_seconds",
+            "Time the engine took to commit a decided delivery (the write lock's wait and any decision made again included)",
+            commit_seconds.clone(),
         );
         let in_flight = Gauge::<i64, AtomicI64>::default();
         registry.register(
@@ -100,7 +116,9 @@ impl Metrics {
             rows,
             refusals,
             upload_seconds,
+            wait_seconds,
             decision_seconds,
+            commit_seconds,
             in_flight,
         }
     }

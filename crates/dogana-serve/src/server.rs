@@ -535,6 +535,7 @@ async fn decide(
         .map(|u| (u.manifest.table().to_ascii_lowercase(), u.size))
         .collect();
     tables.sort();
+    let waiting = Instant::now();
     let mut permits = Vec::with_capacity(tables.len());
     for table in &tables {
         permits.push(
@@ -544,7 +545,8 @@ async fn decide(
                 .expect("the semaphore is never closed"),
         );
     }
-    let decided = Instant::now();
+    let waited = waiting.elapsed().as_secs_f64();
+    let deciding_started = Instant::now();
     let service = s.clone();
     let name = sender.name.clone();
     // The decision's own count: it outlives the handler when the sender goes away.
@@ -588,14 +590,29 @@ async fn decide(
         )
     })?;
     drop(permits);
-    let seconds = decided.elapsed().as_secs_f64();
+    // the engine times its two phases; opening the store counts in the decision
+    let total = deciding_started.elapsed();
+    let timing = match &result {
+        Ok(Decided::One(d)) => Some(d.timing),
+        Ok(Decided::Group(g)) => Some(g.timing),
+        Err(_) => None,
+    };
     for table in &tables {
-        s.metrics
-            .decision_seconds
-            .get_or_create(&metrics::Table {
-                table: table.clone(),
-            })
-            .observe(seconds);
+        let label = metrics::Table {
+            table: table.clone(),
+        };
+        s.metrics.wait_seconds.get_or_create(&label).observe(waited);
+        if let Some(t) = timing {
+            let decide = total.saturating_sub(t.commit);
+            s.metrics
+                .decision_seconds
+                .get_or_create(&label)
+                .observe(decide.as_secs_f64());
+            s.metrics
+                .commit_seconds
+                .get_or_create(&label)
+                .observe(t.commit.as_secs_f64());
+        }
     }
     let decided = result?;
     let namespace = dogana_stores::without_password(&s.config.store.to_string());
