@@ -1418,4 +1418,83 @@ mod on_lake {
         let dir = tempfile::tempdir().unwrap();
         super::load_on(&format!("file://{}", dir.path().join("lake").display()));
     }
+
+    #[test]
+    fn a_lake_not_made_yet_is_ready_and_claims_nothing() {
+        let work = super::work("3");
+        let dir = tempfile::tempdir().unwrap();
+        let store = format!("file://{}", dir.path().join("lake").display());
+        let server = super::Server::start_on(&work, &store);
+        assert_eq!(super::get(&server, "/readyz", None).0, 200);
+        let (status, receipts) =
+            super::get(&server, "/v1/tables/orders/receipts", Some(super::ACME));
+        assert_eq!((status, receipts.as_str()), (200, "[]"));
+        assert!(!dir.path().join("lake").exists(), "reading made nothing");
+    }
+}
+
+#[test]
+fn an_upload_that_stalls_mid_body_is_408_and_nothing_is_staged() {
+    let work = work("3");
+    let server = Server::start(&work, &["--request-timeout", "1"]);
+    let addr = server.base.strip_prefix("http://").unwrap().to_owned();
+    let manifest = work.read("sun.csv.json");
+    let head = format!(
+        "--b\r\nContent-Disposition: form-data; name=\"manifest\"\r\n\r\n{manifest}\r\n\
+         --b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"sun.csv\"\r\n\r\n{}",
+        &SUNDAY[..40]
+    );
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        stream,
+        "POST /v1/tables/orders/deliveries HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {ACME}\r\n\
+         Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n{head}"
+    )
+    .unwrap();
+    stream.flush().unwrap();
+    // then nothing: the service answers once the request timeout passes
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = text(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("DGN-404"), "{answer}");
+    assert_eq!(staged(&work), 0);
+    assert!(stored_receipts(&work).is_empty());
+}
+
+#[test]
+fn a_store_locked_past_the_lock_timeout_is_503_and_the_sender_may_retry() {
+    let work = work("3");
+    // the store exists (one delivery), then another writer holds it
+    let server = Server::start(&work, &["--lock-timeout", "1"]);
+    let (status, _) = post(&server, "orders", Some(ACME), delivery(&work, "sun.csv"));
+    assert_eq!(status, 200);
+    let holder = dogana_sqlite::rusqlite::Connection::open(work.path("orders.db")).unwrap();
+    holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    work.write("sun2.csv", SUNDAY);
+    work.dogana([
+        "manifest",
+        "sun2.csv",
+        "--contract",
+        "contracts/orders.toml",
+        "--shape",
+        "full",
+        "--produced-at",
+        "2026-10-26T06:00:00Z",
+        "--rows",
+        "3",
+        "--force",
+    ])
+    .assert()
+    .success();
+    let (status, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun2.csv"));
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["error"]["kind"], "transient", "{body}");
+    holder.execute_batch("ROLLBACK").unwrap();
+    drop(holder);
+    let (status, body) = post(&server, "orders", Some(ACME), delivery(&work, "sun2.csv"));
+    assert_eq!(status, 200, "the retry once the lock is free: {body}");
 }

@@ -76,10 +76,14 @@ pub fn deliver_group(
         .map_err(|e| ApiError::store("delivering the group", &e))
 }
 
-/// Opens the store for reading only; None when it is a file that does not exist yet (the
-/// first delivery creates it: nothing is claimed before).
+/// Opens the store for reading only; None when it is a file, or a lake folder (`file://`),
+/// that does not exist yet (the first delivery creates it: nothing is claimed before).
 pub fn open_reader(store: &Spec) -> Result<Option<dogana_stores::Opened>, ApiError> {
-    if store.path().is_some_and(|p| !p.exists()) {
+    let local = match store {
+        Spec::Lake(url) => url.strip_prefix("file://").map(Path::new),
+        other => other.path(),
+    };
+    if local.is_some_and(|p| !p.exists()) {
         return Ok(None);
     }
     dogana_stores::open(store, false)
