@@ -22,58 +22,114 @@ pub fn now() -> Timestamp {
         .expect("the system clock is inside the protocol's domain")
 }
 
-/// Delivers `file` to `store` under `table`'s contract, the receipt's `source` being the
-/// sender. Blocking: the store's write lock is waited for up to `lock_timeout`; a decision
-/// made on a head that moved is made again inside (RECV-10), never shown to the sender.
-pub fn deliver(
-    store: &Spec,
-    table: &TableContract,
-    manifest: &Manifest,
-    file: &Path,
-    sender: &str,
+/// Write handles of the store, kept open between deliveries: a Postgres connection, a lake's
+/// object-store client and runtime, a SQLite connection are opened once, not per delivery.
+/// A handle goes back to the pool only after a decision the engine completed; one that met an
+/// error is dropped (a broken connection is never reused). DuckDB keeps none: its write handle
+/// holds the file's lock, which other processes (a `dogana verify`) must get between
+/// deliveries.
+pub struct Writers {
+    store: Spec,
     lock_timeout: Duration,
-) -> Result<Delivery, ApiError> {
-    let options = dogana_stores::OpenOptions::new().lock_timeout(lock_timeout);
-    let mut opened = dogana_stores::open_with(store, true, &options)
-        .map_err(|e| ApiError::store("opening the store", &e))?;
-    opened
-        .deliver_with(
-            file,
-            &table.contract,
-            manifest,
-            now(),
-            Some(sender),
-            &table.options,
-        )
-        .map_err(|e| ApiError::store("delivering", &e))
+    keep: usize,
+    idle: std::sync::Mutex<Vec<dogana_stores::Opened>>,
 }
 
-/// Delivers one file per table as one group ("Tables together"): the group is the tables the
-/// request names, each under its contract; every table's receipt is committed in one step, or
-/// none. A group whose tables overlap another the store holds is refused by the store.
-pub fn deliver_group(
-    store: &Spec,
-    parts: &[(std::sync::Arc<TableContract>, Part)],
-    sender: &str,
-    lock_timeout: Duration,
-) -> Result<GroupDelivery, ApiError> {
-    let group = dogana::Group::new(parts.iter().map(|(c, _)| c.contract.clone())).map_err(|e| {
-        let p = e.problem();
-        ApiError::new(
-            axum::http::StatusCode::BAD_REQUEST,
-            dogana_codes::GROUP_INVALID,
-            p.rule,
-            format!("the group is refused: {}", p.reason),
+impl Writers {
+    /// A pool over `store` keeping at most `keep` idle handles.
+    pub fn new(store: Spec, lock_timeout: Duration, keep: usize) -> Writers {
+        let keep = if store.backend() == dogana_stores::Backend::DuckDb {
+            0
+        } else {
+            keep
+        };
+        Writers {
+            store,
+            lock_timeout,
+            keep,
+            idle: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    fn take(&self) -> Result<dogana_stores::Opened, ApiError> {
+        let kept = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        match kept {
+            Some(handle) => Ok(handle),
+            None => {
+                let options = dogana_stores::OpenOptions::new().lock_timeout(self.lock_timeout);
+                dogana_stores::open_with(&self.store, true, &options)
+                    .map_err(|e| ApiError::store("opening the store", &e))
+            }
+        }
+    }
+
+    /// Runs `work` on a handle, and keeps the handle when `work` succeeded.
+    fn with<T>(
+        &self,
+        work: impl FnOnce(&mut dogana_stores::Opened) -> Result<T, dogana_receiver::StoreError>,
+        what: &str,
+    ) -> Result<T, ApiError> {
+        let mut handle = self.take()?;
+        let done = work(&mut handle).map_err(|e| ApiError::store(what, &e))?;
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < self.keep {
+            idle.push(handle);
+        }
+        Ok(done)
+    }
+
+    /// Delivers `file` under `table`'s contract, the receipt's `source` being the sender.
+    /// Blocking: the store's write lock is waited for up to the pool's lock timeout; a
+    /// decision made on a head that moved is made again inside (RECV-10), never shown to the
+    /// sender.
+    pub fn deliver(
+        &self,
+        table: &TableContract,
+        manifest: &Manifest,
+        file: &Path,
+        sender: &str,
+    ) -> Result<Delivery, ApiError> {
+        self.with(
+            |store| {
+                store.deliver_with(
+                    file,
+                    &table.contract,
+                    manifest,
+                    now(),
+                    Some(sender),
+                    &table.options,
+                )
+            },
+            "delivering",
         )
-        .at(p.field.clone(), &p.value)
-    })?;
-    let parts: Vec<Part> = parts.iter().map(|(_, p)| p.clone()).collect();
-    let options = dogana_stores::OpenOptions::new().lock_timeout(lock_timeout);
-    let mut opened = dogana_stores::open_with(store, true, &options)
-        .map_err(|e| ApiError::store("opening the store", &e))?;
-    opened
-        .deliver_group(&group, &parts, now(), Some(sender))
-        .map_err(|e| ApiError::store("delivering the group", &e))
+    }
+
+    /// Delivers one file per table as one group ("Tables together"): the group is the tables
+    /// the request names, each under its contract; every table's receipt is committed in one
+    /// step, or none. A group whose tables overlap another the store holds is refused by the
+    /// store.
+    pub fn deliver_group(
+        &self,
+        parts: &[(std::sync::Arc<TableContract>, Part)],
+        sender: &str,
+    ) -> Result<GroupDelivery, ApiError> {
+        let group =
+            dogana::Group::new(parts.iter().map(|(c, _)| c.contract.clone())).map_err(|e| {
+                let p = e.problem();
+                ApiError::new(
+                    axum::http::StatusCode::BAD_REQUEST,
+                    dogana_codes::GROUP_INVALID,
+                    p.rule,
+                    format!("the group is refused: {}", p.reason),
+                )
+                .at(p.field.clone(), &p.value)
+            })?;
+        let parts: Vec<Part> = parts.iter().map(|(_, p)| p.clone()).collect();
+        self.with(
+            |store| store.deliver_group(&group, &parts, now(), Some(sender)),
+            "delivering the group",
+        )
+    }
 }
 
 /// Opens the store for reading only; None when it is a file, or a lake folder (`file://`),

@@ -30,10 +30,12 @@
 //!
 //! ## Decisions
 //!
-//! - **One store handle per delivery.** Each delivery opens the store, delivers and closes
-//!   it, in a blocking task. The backends' own write locks order deliveries to one table; the
-//!   service's per-table slots (`--max-concurrent`) only bound how many wait on that lock.
-//!   Opening costs a connection per delivery on Postgres (a pool is not built yet).
+//! - **Write handles are kept between deliveries** (`Writers`, at most 16 idle): a Postgres
+//!   connection, the lake's object-store client, a SQLite connection are opened once, not per
+//!   delivery, and each serves one delivery at a time. A handle that met an error is dropped.
+//!   DuckDB keeps none (its handle holds the file's lock). The backends' own write locks order
+//!   deliveries to one table; the service's per-table slots (`--max-concurrent`) only bound how
+//!   many wait on that lock.
 //! - **The accept loop is ours** (hyper-util's connection builder, not `axum::serve`): it
 //!   needs the TLS handshake, hyper's header read timeout (a slow-loris client is dropped)
 //!   and a graceful shutdown that also waits for decisions whose sender went away.

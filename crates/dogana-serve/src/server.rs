@@ -33,6 +33,9 @@ pub const OPENAPI: &str = include_str!("../openapi.json");
 /// room for every field).
 const MANIFEST_MAX: usize = 1 << 20;
 
+/// Write handles of the store kept open between deliveries ([`deliver::Writers`]).
+const WRITERS_KEPT: usize = 16;
+
 pub(crate) struct Service {
     config: ServeConfig,
     senders: RwLock<Arc<Senders>>,
@@ -40,6 +43,7 @@ pub(crate) struct Service {
     table_slots: Mutex<HashMap<String, Arc<Semaphore>>>,
     metrics: Metrics,
     lineage: Option<Lineage>,
+    writers: deliver::Writers,
     stopping: AtomicBool,
     in_flight: AtomicUsize,
     idle: Notify,
@@ -65,6 +69,7 @@ impl Service {
             table_slots: Mutex::new(HashMap::new()),
             metrics: Metrics::new(),
             lineage,
+            writers: deliver::Writers::new(config.store.clone(), config.lock_timeout, WRITERS_KEPT),
             stopping: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
             idle: Notify::new(),
@@ -554,8 +559,7 @@ async fn decide(
     // The blocking task owns the staged files: a sender that goes away mid-decision does not
     // stop the engine, which commits or rolls back as a whole; the files go with the task.
     let result = tokio::task::spawn_blocking(move || {
-        let store = &service.config.store;
-        let wait = service.config.lock_timeout;
+        let writers = &service.writers;
         let result = if group {
             let parts: Vec<_> = uploads
                 .iter()
@@ -568,12 +572,13 @@ async fn decide(
                     (u.contract.clone(), part)
                 })
                 .collect();
-            deliver::deliver_group(store, &parts, &name, wait).map(Decided::Group)
+            writers.deliver_group(&parts, &name).map(Decided::Group)
         } else {
             let u = &uploads[0];
             let mut contract = (*u.contract).clone();
             contract.options = contract.options.format(u.format);
-            deliver::deliver(store, &contract, &u.manifest, u.file.path(), &name, wait)
+            writers
+                .deliver(&contract, &u.manifest, u.file.path(), &name)
                 .map(|d| Decided::One(Box::new(d)))
         };
         drop(uploads);

@@ -69,6 +69,7 @@ fn stat(path: &Path) -> Option<(u64, Option<SystemTime>)> {
 pub struct Watcher {
     config: WatchConfig,
     contracts: Contracts,
+    writers: deliver::Writers,
     seen: HashMap<PathBuf, (Seen, Instant)>,
 }
 
@@ -80,9 +81,12 @@ impl Watcher {
             std::fs::create_dir_all(config.dir.join(sub))
                 .map_err(|e| format!("cannot create {}: {e}", config.dir.join(sub).display()))?;
         }
+        // one delivery at a time: one handle kept between them
+        let writers = deliver::Writers::new(config.store.clone(), config.lock_timeout, 1);
         Ok(Watcher {
             config,
             contracts,
+            writers,
             seen: HashMap::new(),
         })
     }
@@ -174,14 +178,9 @@ impl Watcher {
                 ),
             );
         };
-        let delivery = deliver::deliver(
-            &self.config.store,
-            &contract,
-            &manifest,
-            data,
-            &self.config.source,
-            self.config.lock_timeout,
-        );
+        let delivery = self
+            .writers
+            .deliver(&contract, &manifest, data, &self.config.source);
         match delivery {
             Ok(d) => {
                 let sub = if d.receipt.outcome() == Outcome::Rejected {
