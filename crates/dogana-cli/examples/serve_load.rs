@@ -229,6 +229,7 @@ struct Answer {
     identity: String,
     received_at: String,
     seconds: f64,
+    redecided: u64,
 }
 
 /// The service round: every sender's deliveries, one after the other per sender.
@@ -273,6 +274,7 @@ fn service_round(a: &Args, dir: &Path, jobs: &[Job], store: &str) -> (f64, Vec<A
                             .unwrap_or_default()
                             .to_owned(),
                         seconds: t.elapsed().as_secs_f64(),
+                        redecided: body["redecided"].as_u64().unwrap_or(0),
                     });
                 }
             });
@@ -325,6 +327,7 @@ fn loop_round(
             identity: String::new(),
             received_at: String::new(),
             seconds,
+            redecided: 0,
         });
     }
     (started.elapsed().as_secs_f64(), out)
@@ -366,6 +369,7 @@ fn check_store(
                 identity: receipt.identity(),
                 received_at: r["received_at"]["$datetime"].as_str().unwrap().to_owned(),
                 seconds: 0.0,
+                redecided: 0,
             });
         }
         let verify = Command::new(&a.dogana)
@@ -461,8 +465,9 @@ fn main() {
             ref_wall / svc_wall
         );
         println!(
-            "service outcomes {:?}, loop outcomes {:?}",
+            "service outcomes {:?} (decided again after the head moved: {}), loop outcomes {:?}",
             tally(&svc),
+            svc.iter().map(|x| x.redecided).sum::<u64>(),
             tally(&reference)
         );
     }

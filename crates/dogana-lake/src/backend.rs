@@ -608,7 +608,7 @@ impl Lake {
             // byte is written (the probe included). Another writer's probe is not: two
             // first deliveries into one new store both probe, then one creates the store-id
             // (a conditional create) and the other reads it.
-            if lake.root.get(STORE_ID)?.is_none() && !lake.root.is_empty_but(Some(PROBE_DIR))? {
+            if !lake.made_or_empty()? {
                 return Err(StoreError::NotAStore(format!(
                     "{} holds objects but no {STORE_ID}, so it is not a dogana lake store, and a store is made only where nothing is: name an empty directory or prefix, or the store's own root",
                     lake.root.url()
@@ -622,6 +622,23 @@ impl Lake {
         }
         lake.store_id()?;
         Ok(lake)
+    }
+
+    /// Whether the root holds a store-id, or nothing but probes: a root that is neither is
+    /// someone else's. Another writer making this store right now shows for a moment as
+    /// objects without a store-id (its probe, or the object store's staging file of the
+    /// store-id itself), so a root that looks foreign is looked at again a few times, 20 ms
+    /// apart, before it is called so.
+    fn made_or_empty(&self) -> Result<bool, StoreError> {
+        for attempt in 0..5 {
+            if attempt > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            if self.root.get(STORE_ID)?.is_some() || self.root.is_empty_but(Some(PROBE_DIR))? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The store's identity: the canonical v4 UUID in `store-id`

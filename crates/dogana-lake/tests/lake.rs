@@ -81,7 +81,7 @@ fn writers_opening_one_new_store_at_once_all_open_it_with_one_identity() {
     // Each writer probes the root before the store-id exists; another writer's probe must not
     // make the root look like someone else's (the receiving service opens a new store from
     // many deliveries at once).
-    for _ in 0..20 {
+    for _ in 0..50 {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("lake");
         let barrier = std::sync::Barrier::new(8);
