@@ -44,7 +44,7 @@ fn args() -> Args {
         senders: 32,
         each: 200,
         rounds: 2,
-        max_concurrent: 4,
+        max_concurrent: 1,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {

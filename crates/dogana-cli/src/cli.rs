@@ -888,9 +888,10 @@ pub struct ServeArgs {
     /// The largest delivered file taken, in bytes (larger: 413)
     #[arg(long, value_name = "BYTES", default_value_t = 10 * 1024 * 1024 * 1024)]
     pub max_bytes: u64,
-    /// Deliveries to one table that may wait on its write lock at once (the others queue;
-    /// other tables proceed in parallel)
-    #[arg(long, value_name = "N", default_value_t = 4)]
+    /// Deliveries to one table decided at once (the others queue; other tables proceed in
+    /// parallel). Above 1, deliveries to one table stage their rows in parallel, but all but
+    /// one are decided again at commit, the head having moved (bench/serve.md)
+    #[arg(long, value_name = "N", default_value_t = 1)]
     pub max_concurrent: usize,
     /// How long a request may send nothing: its headers, or between chunks of its body
     #[arg(long, value_name = "SECONDS", default_value = "60")]
