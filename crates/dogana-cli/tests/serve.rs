@@ -78,6 +78,7 @@ impl Server {
     }
 
     /// The server on another store than `orders.db`.
+    #[cfg(any(feature = "postgres", feature = "lake"))]
     fn start_on(work: &Work, store: &str) -> Server {
         Server::start_under(work, &[], store, &[])
     }
@@ -1310,6 +1311,7 @@ fn a_service_killed_during_100_uploads_leaves_each_published_with_its_receipt_or
 
 /// Concurrent deliveries to two tables and a group, on the store `store` names: every answer
 /// is a receipt the store keeps, and every table verifies after.
+#[cfg(any(feature = "postgres", feature = "lake"))]
 fn load_on(store: &str) {
     let work = shop("2");
     const N: usize = 12;
