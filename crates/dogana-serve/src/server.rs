@@ -684,6 +684,22 @@ fn record(s: &Shared, namespace: &str, receipt: &dogana::Receipt, size: Option<&
     }
 }
 
+/// A delivery route's body, staged: its declared length checked, then [`receive`], counted
+/// in flight while it uploads.
+async fn upload(
+    s: &Shared,
+    sender: &Sender,
+    headers: &HeaderMap,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+    q: &DeliverQuery,
+    body: &Body,
+) -> Result<Vec<Upload>, ApiError> {
+    let _in_flight = InFlight::new(s);
+    check_length(headers, s.config.max_bytes)?;
+    let multipart = multipart.map_err(not_multipart)?;
+    receive(s, sender, multipart, q.format.as_deref(), body).await
+}
+
 async fn post_delivery(
     State(s): State<Shared>,
     UrlPath(table): UrlPath<String>,
@@ -693,23 +709,10 @@ async fn post_delivery(
 ) -> Result<Response, ApiError> {
     let sender = s.deliverer(&headers)?;
     let contract = s.table(&sender, &table, true)?;
-    let _in_flight = InFlight::new(&s);
     let started = Instant::now();
-    let uploads = async {
-        check_length(&headers, s.config.max_bytes)?;
-        let multipart = multipart.map_err(not_multipart)?;
-        receive(
-            &s,
-            &sender,
-            multipart,
-            q.format.as_deref(),
-            &Body::One(contract),
-        )
+    let uploads = upload(&s, &sender, &headers, multipart, &q, &Body::One(contract))
         .await
-    }
-    .await
-    .inspect_err(|_| s.count_refused(&table))?;
-    drop(_in_flight);
+        .inspect_err(|_| s.count_refused(&table))?;
     decide(&s, &sender, uploads, started, false)
         .await
         .inspect_err(|_| s.count_refused(&table))
@@ -723,15 +726,8 @@ async fn post_group(
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Response, ApiError> {
     let sender = s.deliverer(&headers)?;
-    let _in_flight = InFlight::new(&s);
     let started = Instant::now();
-    let uploads = async {
-        check_length(&headers, s.config.max_bytes)?;
-        let multipart = multipart.map_err(not_multipart)?;
-        receive(&s, &sender, multipart, q.format.as_deref(), &Body::Group).await
-    }
-    .await?;
-    drop(_in_flight);
+    let uploads = upload(&s, &sender, &headers, multipart, &q, &Body::Group).await?;
     let label: Vec<&str> = uploads
         .iter()
         .map(|u| u.contract.contract.table())
