@@ -386,18 +386,6 @@ impl PageCache {
     }
 }
 
-fn staged_datum(v: Staged<'_>) -> Datum {
-    match v {
-        Staged::Null => Datum::Null,
-        Staged::Int(i) => Datum::Int(i),
-        Staged::Real(x) => Datum::Real(x),
-        Staged::Bool(b) => Datum::Bool(b),
-        Staged::Text(s) => Datum::Text(s.to_owned()),
-        Staged::Date(d) => Datum::Date(d),
-        Staged::Datetime(t) => Datum::Datetime(t),
-    }
-}
-
 /// A key's values as one comparable text.
 fn key_text(values: impl Iterator<Item = Datum>) -> String {
     let mut s = String::new();
@@ -2490,7 +2478,7 @@ impl Backend for Lake {
             .get_mut(table)
             .ok_or_else(|| corrupt(format!("no staging area for {table:?}")))?;
         let hold = |row: Row<'_>| -> Vec<Datum> {
-            (0..row.len()).map(|i| staged_datum(row.get(i))).collect()
+            (0..row.len()).map(|i| Datum::from(row.get(i))).collect()
         };
         s.tombstones
             .extend(batch.rows().filter(|r| r.tombstone).map(hold));

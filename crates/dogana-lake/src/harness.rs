@@ -6,9 +6,7 @@ use std::path::Path;
 
 use dogana::Wire;
 use dogana_receiver::conformance::{Damage, Harness};
-use dogana_receiver::{
-    Backend, Batch, Datum, KeysOutside, Layout, Open, ReceiptRow, Step, StoreError, Txn,
-};
+use dogana_receiver::{Backend, Datum, Open, StoreError, Txn};
 
 use crate::layout::{receipt_seq_prefix, ColumnDef};
 use crate::{Lake, LakeOptions};
@@ -56,27 +54,6 @@ fn damage(lake: &mut Lake, table: &str, damage: Damage) -> Result<(), String> {
     lake.commit().map_err(e)
 }
 
-/// Replaces folder `to` with a copy of folder `from`, subfolders too: a `file://` lake is a
-/// tree of objects.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    let _ = std::fs::remove_dir_all(to);
-    std::fs::create_dir_all(to).map_err(|e| format!("creating {}: {e}", to.display()))?;
-    let entries =
-        std::fs::read_dir(from).map_err(|e| format!("reading {}: {e}", from.display()))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let ty = entry.file_type().map_err(|e| e.to_string())?;
-        let target = to.join(entry.file_name());
-        if ty.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else if ty.is_file() {
-            std::fs::copy(entry.path(), &target)
-                .map_err(|e| format!("copying {}: {e}", entry.path().display()))?;
-        }
-    }
-    Ok(())
-}
-
 impl Harness for Lake {
     fn create(dir: &Path) -> Result<Lake, String> {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
@@ -89,10 +66,6 @@ impl Harness for Lake {
 
     fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
         damage(self, table, d)
-    }
-
-    fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
-        copy_tree(from, to)
     }
 }
 
@@ -146,10 +119,6 @@ impl Harness for ShortLeaseLake {
 
     fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
         damage(&mut self.0, table, d)
-    }
-
-    fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
-        copy_tree(from, to)
     }
 }
 
@@ -226,110 +195,12 @@ macro_rules! cloud_harness {
             }
         }
 
-        delegate_backend!($t);
+        dogana_receiver::delegate_backend!($t, Lake);
     };
 }
 
-/// The port, delegated to the lake inside.
-macro_rules! delegate_backend {
-    ($t:ty) => {
-        impl Backend for $t {
-            const TEXT_TIMES: bool = Lake::TEXT_TIMES;
-
-            fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
-                self.0.begin(txn, tables)
-            }
-            fn commit(&mut self) -> Result<(), StoreError> {
-                self.0.commit()
-            }
-            fn rollback(&mut self) {
-                self.0.rollback()
-            }
-            fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {
-                self.0.ledger(table)
-            }
-            fn keeps_ledger_rows(&self) -> bool {
-                self.0.keeps_ledger_rows()
-            }
-            fn ledger_identity(&mut self, table: &str) -> Result<Option<String>, StoreError> {
-                self.0.ledger_identity(table)
-            }
-            fn save_ledger_rows(
-                &mut self,
-                table: &str,
-                identity: &str,
-                rows: &dogana::LedgerRows,
-            ) -> Result<(), StoreError> {
-                self.0.save_ledger_rows(table, identity, rows)
-            }
-            fn accepted_receipt(
-                &mut self,
-                table: &str,
-                m: &str,
-            ) -> Result<Option<String>, StoreError> {
-                self.0.accepted_receipt(table, m)
-            }
-            fn receipts(&mut self, table: &str) -> Result<Vec<ReceiptRow>, StoreError> {
-                self.0.receipts(table)
-            }
-            fn tables(&mut self) -> Result<Vec<String>, StoreError> {
-                self.0.tables()
-            }
-            fn published_columns(
-                &mut self,
-                table: &str,
-            ) -> Result<Option<Vec<String>>, StoreError> {
-                self.0.published_columns(table)
-            }
-            fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
-                self.0.stage_create(table, layout)
-            }
-            fn stage_batch(
-                &mut self,
-                t: &str,
-                layout: &Layout,
-                batch: &Batch,
-            ) -> Result<(), StoreError> {
-                self.0.stage_batch(t, layout, batch)
-            }
-            fn stage_clear(&mut self, table: &str) -> Result<(), StoreError> {
-                self.0.stage_clear(table)
-            }
-            fn keys_outside(
-                &mut self,
-                table: &str,
-                q: &KeysOutside<'_>,
-            ) -> Result<(u64, Option<Vec<Datum>>), StoreError> {
-                self.0.keys_outside(table, q)
-            }
-            fn execute(&mut self, table: &str, step: Step<'_>) -> Result<(), StoreError> {
-                self.0.execute(table, step)
-            }
-            fn save_ledger(&mut self, table: &str, document: &str) -> Result<(), StoreError> {
-                self.0.save_ledger(table, document)
-            }
-            fn save_receipt(&mut self, table: &str, r: &dogana::Receipt) -> Result<(), StoreError> {
-                self.0.save_receipt(table, r)
-            }
-            fn read_rows(
-                &mut self,
-                t: &str,
-                columns: &[String],
-            ) -> Result<Vec<Vec<Datum>>, StoreError> {
-                self.0.read_rows(t, columns)
-            }
-            fn group_of(&mut self, table: &str) -> Result<Option<Vec<String>>, StoreError> {
-                self.0.group_of(table)
-            }
-            fn save_group(&mut self, tables: &[String]) -> Result<(), StoreError> {
-                self.0.save_group(tables)
-            }
-        }
-    };
-}
-
-delegate_backend!(MemoryLake);
-delegate_backend!(ShortLeaseLake);
+dogana_receiver::delegate_backend!(MemoryLake, Lake);
+dogana_receiver::delegate_backend!(ShortLeaseLake, Lake);
 
 cloud_harness!(
     /// The lake on an S3 server: `$DOGANA_LAKE_S3_URL/<test folder>` (`AWS_*` from the

@@ -22,7 +22,7 @@ pub mod layout;
 mod nested;
 pub mod objects;
 mod pages;
-mod parts;
+pub mod parts;
 mod renewal;
 pub mod replica;
 pub mod sql;

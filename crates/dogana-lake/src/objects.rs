@@ -202,6 +202,12 @@ impl Root {
         })
     }
 
+    /// The object store the root lives in and the root's prefix there (another reader of the
+    /// same objects, such as a Delta log store, starts from these).
+    pub fn object_store(&self) -> (Arc<dyn ObjectStore>, OPath) {
+        (self.store.clone(), self.prefix.clone())
+    }
+
     /// The root's URL.
     pub fn url(&self) -> &str {
         &self.url

@@ -91,6 +91,20 @@ pub enum Staged<'a> {
     Datetime(Timestamp),
 }
 
+impl From<Staged<'_>> for Datum {
+    fn from(v: Staged<'_>) -> Datum {
+        match v {
+            Staged::Null => Datum::Null,
+            Staged::Int(i) => Datum::Int(i),
+            Staged::Real(x) => Datum::Real(x),
+            Staged::Bool(b) => Datum::Bool(b),
+            Staged::Text(s) => Datum::Text(s.to_owned()),
+            Staged::Date(d) => Datum::Date(d),
+            Staged::Datetime(t) => Datum::Datetime(t),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 enum Slot {
     Null,

@@ -509,44 +509,55 @@ impl<B: Backend> Store<B> {
         }
         let table = job.contract.table().to_owned();
         let mut redecided = 0;
-        let outcome = self.within(Txn::Write, &table, |b| {
-            // the stored ledger under the lock: the head to compare, and what the ledger saved
-            // below changes
-            let stored = stored_ledger(b, &table)?;
-            let head = publication_id(stored.as_ref());
-            let base = match &verdict {
-                Verdict::Decided { receipt, .. } => {
-                    receipt.base_publication_id().map(str::to_owned)
-                }
-                Verdict::Replay(_) => unreachable!("answered above"),
-            };
-            let verdict = if head != base {
-                // rule: RECV-10 — stale: decided again under the lock, from step 1
-                redecided += 1;
-                decide_in(b, &job, &mut staged)?
-            } else {
-                verdict
-            };
-            match verdict {
-                Verdict::Replay(receipt) => Ok(receipt),
-                Verdict::Decided {
-                    receipt,
-                    ledger,
-                    table: plan,
-                } => {
-                    if receipt.outcome() == Outcome::Accepted {
-                        let s = staged.as_ref().ok_or_else(|| {
-                            StoreError::Corrupt("an acceptance without rows".into())
-                        })?;
-                        let next = ledger.follow(&receipt)?;
-                        publish(b, &job, s, &receipt, &plan)?;
-                        save_ledger(b, &table, &next, stored.as_ref())?;
+        let mut attempts = 0;
+        let outcome = loop {
+            attempts += 1;
+            let verdict = verdict.clone();
+            let tried = self.within(Txn::Write, &table, |b| {
+                // the stored ledger under the lock: the head to compare, and what the ledger saved
+                // below changes
+                let stored = stored_ledger(b, &table)?;
+                let head = publication_id(stored.as_ref());
+                let base = match &verdict {
+                    Verdict::Decided { receipt, .. } => {
+                        receipt.base_publication_id().map(str::to_owned)
                     }
-                    b.save_receipt(&table, &receipt)?;
-                    Ok(receipt)
+                    Verdict::Replay(_) => unreachable!("answered above"),
+                };
+                let verdict = if head != base {
+                    // rule: RECV-10 — stale: decided again under the lock, from step 1
+                    redecided += 1;
+                    decide_in(b, &job, &mut staged)?
+                } else {
+                    verdict
+                };
+                match verdict {
+                    Verdict::Replay(receipt) => Ok(receipt),
+                    Verdict::Decided {
+                        receipt,
+                        ledger,
+                        table: plan,
+                    } => {
+                        if receipt.outcome() == Outcome::Accepted {
+                            let s = staged.as_ref().ok_or_else(|| {
+                                StoreError::Corrupt("an acceptance without rows".into())
+                            })?;
+                            let next = ledger.follow(&receipt)?;
+                            publish(b, &job, s, &receipt, &plan)?;
+                            save_ledger(b, &table, &next, stored.as_ref())?;
+                        }
+                        b.save_receipt(&table, &receipt)?;
+                        Ok(receipt)
+                    }
                 }
+            });
+            match tried {
+                // rule: RECV-10 — a store without a write lock lost its commit race: the write
+                // transaction again, whose head has moved, so the delivery is decided again
+                Err(StoreError::Moved { .. }) if attempts < MOVED_ATTEMPTS => {}
+                other => break other,
             }
-        });
+        };
         let cleared = self.backend.stage_clear(&table);
         let receipt = outcome?;
         cleared?;
@@ -1509,54 +1520,64 @@ impl<B: Backend> Store<B> {
                 .collect::<Vec<_>>()
         };
         let mut redecided = 0;
-        let outcome = match verdict {
-            GroupVerdict::Replay(receipts) => Ok(receipts),
-            first => self.within_tables(Txn::Write, &names, |b| {
-                let mut verdict = first;
-                // the stored ledgers under the locks: the heads to compare, and what the
-                // ledgers saved below change
-                let stored = jobs
-                    .iter()
-                    .map(|job| stored_ledger(b, job.contract.table()))
-                    .collect::<Result<Vec<_>, _>>()?;
-                if let GroupVerdict::Decided { receipts, .. } = &verdict {
-                    for (ledger, receipt) in stored.iter().zip(receipts) {
-                        let head = publication_id(ledger.as_ref());
-                        if head.as_deref() != receipt.base_publication_id() {
-                            // rule: RECV-10 — one table moved: the whole group is decided again
-                            redecided += 1;
-                            verdict = decide_group_in(b, group, &jobs, &mut staged)?;
-                            break;
-                        }
-                    }
-                }
-                match verdict {
-                    GroupVerdict::Replay(receipts) => Ok(receipts),
-                    GroupVerdict::Decided {
-                        receipts,
-                        ledgers,
-                        plans,
-                    } => {
-                        let accepted = receipts.iter().all(|r| r.outcome() == Outcome::Accepted);
-                        for (k, receipt) in receipts.iter().enumerate() {
-                            let table = jobs[k].contract.table();
-                            if receipt.outcome() == Outcome::Accepted {
-                                let s = staged[k].as_ref().ok_or_else(|| {
-                                    StoreError::Corrupt("an acceptance without rows".into())
-                                })?;
-                                let next = ledgers[k].follow(receipt)?;
-                                publish(b, &jobs[k], s, receipt, &plans[k])?;
-                                save_ledger(b, table, &next, stored[k].as_ref())?;
+        let mut attempts = 0;
+        let outcome = loop {
+            attempts += 1;
+            let tried = match verdict.clone() {
+                GroupVerdict::Replay(receipts) => Ok(receipts),
+                first => self.within_tables(Txn::Write, &names, |b| {
+                    let mut verdict = first;
+                    // the stored ledgers under the locks: the heads to compare, and what the
+                    // ledgers saved below change
+                    let stored = jobs
+                        .iter()
+                        .map(|job| stored_ledger(b, job.contract.table()))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    if let GroupVerdict::Decided { receipts, .. } = &verdict {
+                        for (ledger, receipt) in stored.iter().zip(receipts) {
+                            let head = publication_id(ledger.as_ref());
+                            if head.as_deref() != receipt.base_publication_id() {
+                                // rule: RECV-10 — one table moved: the whole group is decided again
+                                redecided += 1;
+                                verdict = decide_group_in(b, group, &jobs, &mut staged)?;
+                                break;
                             }
-                            b.save_receipt(table, receipt)?;
                         }
-                        if accepted {
-                            b.save_group(&group_key(group))?;
-                        }
-                        Ok(receipts)
                     }
-                }
-            }),
+                    match verdict {
+                        GroupVerdict::Replay(receipts) => Ok(receipts),
+                        GroupVerdict::Decided {
+                            receipts,
+                            ledgers,
+                            plans,
+                        } => {
+                            let accepted =
+                                receipts.iter().all(|r| r.outcome() == Outcome::Accepted);
+                            for (k, receipt) in receipts.iter().enumerate() {
+                                let table = jobs[k].contract.table();
+                                if receipt.outcome() == Outcome::Accepted {
+                                    let s = staged[k].as_ref().ok_or_else(|| {
+                                        StoreError::Corrupt("an acceptance without rows".into())
+                                    })?;
+                                    let next = ledgers[k].follow(receipt)?;
+                                    publish(b, &jobs[k], s, receipt, &plans[k])?;
+                                    save_ledger(b, table, &next, stored[k].as_ref())?;
+                                }
+                                b.save_receipt(table, receipt)?;
+                            }
+                            if accepted {
+                                b.save_group(&group_key(group))?;
+                            }
+                            Ok(receipts)
+                        }
+                    }
+                }),
+            };
+            match tried {
+                // rule: RECV-10 — as in `commit`: the group's write transaction again
+                Err(StoreError::Moved { .. }) if attempts < MOVED_ATTEMPTS => {}
+                other => break other,
+            }
         };
         let mut cleared = Ok(());
         for t in &tables {
@@ -1574,6 +1595,10 @@ impl<B: Backend> Store<B> {
         })
     }
 }
+
+/// How many times a write transaction is run when its commit answers
+/// [`StoreError::Moved`] (another writer published first) before that error is returned.
+const MOVED_ATTEMPTS: u32 = 64;
 
 /// A group's decision inside a transaction the caller holds (read or write).
 fn decide_group_in<B: Backend>(

@@ -39,6 +39,17 @@ pub enum StoreError {
         /// Who holds it, as far as the backend can tell, and how long we waited.
         holder: String,
     },
+    /// The write transaction's commit found that another writer published into one of its
+    /// tables after the transaction read it: a store without a write lock, whose commit is
+    /// one conditional write (a Delta table's next log entry). Nothing was committed; the
+    /// engine runs the write transaction again, which decides the delivery again against
+    /// the new head (RECV-10), and returns this error only when other writers kept winning.
+    Moved {
+        /// The store and table.
+        store: String,
+        /// What moved, as far as the backend can tell.
+        detail: String,
+    },
     /// The file or database is not a dogana store (or not of this backend): nothing was
     /// changed in it.
     NotAStore(String),
@@ -96,6 +107,10 @@ impl fmt::Display for StoreError {
             StoreError::Locked { store, holder } => write!(
                 f,
                 "{store} is locked by another writer ({holder}); try again when it is done"
+            ),
+            StoreError::Moved { store, detail } => write!(
+                f,
+                "{store}: other writers published first each time this delivery was decided again ({detail}); nothing was committed: try again"
             ),
             StoreError::NotAStore(m) => write!(f, "not a dogana store: {m}"),
             StoreError::Unavailable(m) => f.write_str(m),
@@ -184,7 +199,7 @@ impl StoreError {
         match self {
             StoreError::Backend { .. } | StoreError::ForeignDecision => codes::STORE_FAILED,
             StoreError::Transient { code, .. } => *code,
-            StoreError::Locked { .. } => codes::STORE_LOCKED,
+            StoreError::Locked { .. } | StoreError::Moved { .. } => codes::STORE_LOCKED,
             StoreError::NotAStore(_) => codes::NOT_A_STORE,
             StoreError::ForeignTable(_) => codes::FOREIGN_TABLE,
             StoreError::ColumnTypes(_) => codes::OPTION_INVALID,
