@@ -328,9 +328,18 @@ impl Delta {
             Some(sha) => {
                 let head: Head = self.object(table, "head", sha)?;
                 let ours: Option<u64> = config.get(VERSION_PROPERTY).and_then(|v| v.parse().ok());
-                if ours != Some(version) {
+                // commits after dogana's that change no row (VACUUM, OPTIMIZE, a checkpoint's
+                // neighbours) leave the table dogana's; one that adds or removes rows does not
+                let outside = match ours {
+                    Some(v) if v == version => None,
+                    Some(v) if v < version => {
+                        self.changed_rows(&delta.log_store(), v + 1, version)?
+                    }
+                    _ => Some("a version dogana does not know".to_owned()),
+                };
+                if let Some(what) = outside {
                     t.foreign = Some(format!(
-                        "the Delta table {} is at version {version}, and dogana's last commit there is version {}: the versions after it were written outside dogana, so its rows are no longer the ones its ledger describes. Undo them (RESTORE TABLE … TO VERSION {0}) and deliver again, or deliver into another table",
+                        "the Delta table {} was written outside dogana after dogana's last commit (version {}): {what}; its rows are no longer the ones its ledger describes. Undo that (RESTORE TABLE … TO VERSION {1}) and deliver again, or deliver into another table",
                         dogana::quoted(table, dogana::SHOWN),
                         ours.map_or("unknown".to_owned(), |v| v.to_string()),
                     ));
@@ -342,6 +351,52 @@ impl Delta {
         t.version = Some(version);
         t.delta = Some(delta);
         Ok(t)
+    }
+
+    /// The first of the log entries `from..=to` that changes rows or columns (an add or a
+    /// remove with `dataChange`, a new schema or protocol), described; None when none does.
+    /// An entry the log no longer holds cannot be shown harmless, so it counts as a change.
+    fn changed_rows(
+        &self,
+        log_store: &LogStoreRef,
+        from: u64,
+        to: u64,
+    ) -> Result<Option<String>, StoreError> {
+        for v in from..=to {
+            let Some(bytes) = self
+                .rt
+                .block_on(log_store.read_commit_entry(v))
+                .map_err(delta_err)?
+            else {
+                return Ok(Some(format!("version {v}, which the log no longer holds")));
+            };
+            for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                let action: serde_json::Value = serde_json::from_slice(line)
+                    .map_err(|e| corrupt(format!("version {v} of the Delta log: {e}")))?;
+                let changes = ["add", "remove"].iter().any(|k| {
+                    action.get(*k).is_some_and(|a| {
+                        a.get("dataChange") != Some(&serde_json::Value::Bool(false))
+                    })
+                }) || action.get("metaData").is_some()
+                    || action.get("protocol").is_some();
+                if changes {
+                    let op = bytes
+                        .split(|b| *b == b'\n')
+                        .filter_map(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+                        .find_map(|a| {
+                            a.get("commitInfo")?
+                                .get("operation")?
+                                .as_str()
+                                .map(str::to_owned)
+                        })
+                        .unwrap_or_else(|| "an unnamed operation".into());
+                    return Ok(Some(format!(
+                        "version {v} ({op}) changed its rows or columns"
+                    )));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// An immutable `_dogana/` object of `table`, parsed.
@@ -1300,5 +1355,52 @@ impl Backend for Delta {
 
     fn group_of(&mut self, _table: &str) -> Result<Option<Vec<String>>, StoreError> {
         Ok(None)
+    }
+}
+
+impl Delta {
+    /// Two statements for DuckDB (after `INSTALL delta; LOAD delta;`): a view `<table>` over
+    /// the Delta table through `delta_scan` (decimal columns, kept as their exact text, cast
+    /// back) and a view `<table>__regions` over its ledger's regions. None when the store
+    /// holds no dogana table of that name. `delta_scan` reads the newest version each time
+    /// the view is queried; the regions are the ones published when this was printed.
+    pub fn duckdb_sql(&mut self, table: &str) -> Result<Option<String>, StoreError> {
+        use dogana_lake::sql::{literal, regions_sql};
+        use dogana_receiver::sql::quote_ident;
+        self.begin(Txn::Read, &[table])?;
+        let read = (|| {
+            let Some(head) = self.head(table)? else {
+                return Ok(None);
+            };
+            let ledger = self.ledger(table)?;
+            let url = self.table_url(table)?;
+            let select: Vec<String> = head
+                .columns
+                .iter()
+                .flatten()
+                .map(|c| {
+                    let q = quote_ident(&c.name);
+                    match c.ty.as_deref() {
+                        Some(t) if t.starts_with("decimal(") => {
+                            format!("CAST({q} AS {}) AS {q}", t.to_ascii_uppercase())
+                        }
+                        _ => q,
+                    }
+                })
+                .collect();
+            let select = if select.is_empty() {
+                "*".to_owned()
+            } else {
+                select.join(", ")
+            };
+            Ok(Some(format!(
+                "INSTALL delta;\nLOAD delta;\nCREATE OR REPLACE VIEW {} AS SELECT {select} FROM delta_scan({});\n{}",
+                quote_ident(table),
+                literal(&url),
+                regions_sql(table, ledger.as_deref())
+            )))
+        })();
+        self.rollback();
+        read
     }
 }

@@ -16,10 +16,6 @@ use dogana_receiver::StoreError;
 use crate::lattice::LakeType;
 use crate::{Lake, LakeError};
 
-fn literal(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
 /// Two statements for DuckDB: a view `<table>` over the table's current Parquet files, and a
 /// view `<table>__regions` over its ledger's regions. None when nothing is published. The
 /// views name the files the pointer names now: run again after the next publication.
@@ -111,10 +107,19 @@ WHERE NOT EXISTS (SELECT 1 FROM \"__dogana_keys\" k WHERE {} AND k.{ord} > r.{or
             on.join(" AND ")
         )
     };
-    let regions = quote_ident(&format!("{table}__regions"));
-    let doc = literal(ledger.as_deref().unwrap_or("{\"regions\": []}"));
     Ok(Some(format!(
-        "{rows}\nCREATE OR REPLACE VIEW {regions} AS
+        "{rows}\n{}",
+        regions_sql(table, ledger.as_deref())
+    )))
+}
+
+/// The DuckDB view `<table>__regions` over the regions of a ledger document (None: no
+/// ledger yet), as `dogana_regions` of the SQL stores shows them.
+pub fn regions_sql(table: &str, ledger: Option<&str>) -> String {
+    let regions = quote_ident(&format!("{table}__regions"));
+    let doc = literal(ledger.unwrap_or("{\"regions\": []}"));
+    format!(
+        "CREATE OR REPLACE VIEW {regions} AS
 SELECT r.key::integer AS region_index,
        json_extract(r.value, '$.low') AS low,
        json_extract(r.value, '$.high') AS high,
@@ -123,7 +128,12 @@ SELECT r.key::integer AS region_index,
        json_extract_string(r.value, '$.complete_as_of.\"$datetime\"')::timestamptz AS complete_as_of,
        json_extract_string(r.value, '$.deletions_as_of.\"$datetime\"')::timestamptz AS deletions_as_of
 FROM (SELECT {doc}::JSON AS document) l, json_each(l.document, '$.regions') r;\n"
-    )))
+    )
+}
+
+/// A SQL string literal.
+pub fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
 }
 
 /// The DuckDB type a binary or vector column reads as (None: not one).

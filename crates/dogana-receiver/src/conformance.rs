@@ -2186,6 +2186,8 @@ macro_rules! conformance_suite {
         $crate::conformance_tests!($receiver;
             // rule: RECV-09
             ledgers_kept_whole,
+            // rule: GROUP-10, GATE-25
+            group_refused_whole,
         );
     };
     ($receiver:ty; ledger_pages) => {
@@ -2511,6 +2513,31 @@ pub fn group_accepted_together<R: Receiver>() {
     assert_eq!(fx.state("lines").rows.rows.len(), 3);
     fx.verify("invoices");
     fx.verify("lines");
+}
+
+/// A store that cannot publish several tables in one commit (Delta) refuses a group whole:
+/// an error, not a receipt, and nothing stored in any of its tables.
+pub fn group_refused_whole<R: Receiver>() {
+    let (i, l, g) = invoices_group();
+    let mut fx = Fixture::<R>::new("group-refused");
+    let jobs = [
+        fx.full_of(&l, "l.csv", T1, &[10, 11]),
+        fx.full_of(&i, "i.csv", T1, &[1]),
+    ];
+    let e =
+        fx.r.deliver_group(&g, &jobs)
+            .expect_err("the group is refused");
+    assert!(!e.is_empty());
+    for t in ["invoices", "lines"] {
+        assert!(
+            fx.r.receipts(t).expect("reads").is_empty(),
+            "{t} kept a receipt"
+        );
+        assert!(
+            fx.r.read(t).expect("reads").0.rows.is_empty(),
+            "{t} has rows"
+        );
+    }
 }
 
 /// One table refused: every receipt is a rejection, nothing is published, every rejection is

@@ -8,6 +8,7 @@
 //! | `duckdb:PATH`, or a PATH ending `.duckdb` | DuckDB (the `duckdb` feature) |
 //! | `postgres://USER@HOST:PORT/DB?schema=NAME`, `postgresql://…` | Postgres (the `postgres` feature): what the URL leaves out comes from `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE` and `~/.pgpass`; the schema defaults to `public` |
 //! | `file://…`, `memory://…`, `s3://…`, `gs://…`, `az://…`, `lake:PATH` | the lake store (the `lake` feature) |
+//! | `delta+file://…`, `delta+s3://…`, `delta+gs://…`, `delta+az://…`, `delta:PATH` | Delta Lake tables (the `delta` feature) |
 //! | any other PATH | SQLite, the embedded default |
 //!
 //! [`open`] gives the engine over the chosen backend as one [`AnyStore`] object. A backend
@@ -20,6 +21,7 @@
 //! assert_eq!(Spec::parse("sqlite:orders.duckdb").backend(), Backend::Sqlite);
 //! assert_eq!(Spec::parse("orders.db").backend(), Backend::Sqlite);
 //! assert_eq!(Spec::parse("postgres://me@127.0.0.1/db").backend(), Backend::Postgres);
+//! assert_eq!(Spec::parse("delta+file:///data/delta").backend(), Backend::Delta);
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -44,6 +46,8 @@ pub enum Backend {
     Postgres,
     /// The lake store: Parquet parts and a pointer per table on an object store.
     Lake,
+    /// Delta Lake tables, one Delta commit per delivery.
+    Delta,
 }
 
 impl Backend {
@@ -54,6 +58,7 @@ impl Backend {
             Backend::DuckDb => "duckdb",
             Backend::Postgres => "postgres",
             Backend::Lake => "lake",
+            Backend::Delta => "delta",
         }
     }
 
@@ -64,6 +69,7 @@ impl Backend {
             Backend::DuckDb => cfg!(feature = "duckdb"),
             Backend::Postgres => cfg!(feature = "postgres"),
             Backend::Lake => cfg!(feature = "lake"),
+            Backend::Delta => cfg!(feature = "delta"),
         }
     }
 }
@@ -80,6 +86,9 @@ pub enum Spec {
     /// A lake store root: a URL (`file://`, `memory://`, `s3://`, `gs://`, `az://`) or, as
     /// `lake:PATH`, a local directory.
     Lake(String),
+    /// A store of Delta tables: `delta+URL` (`file://`, `memory://`, `s3://`, `gs://`,
+    /// `az://`) or, as `delta:PATH`, a local directory; held as written.
+    Delta(String),
 }
 
 impl Spec {
@@ -94,6 +103,9 @@ impl Spec {
         }
         if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
             return Spec::Postgres(spec.to_owned());
+        }
+        if spec.starts_with("delta+") || spec.starts_with("delta:") {
+            return Spec::Delta(spec.to_owned());
         }
         if let Some(path) = spec.strip_prefix("lake:") {
             return Spec::Lake(path.to_owned());
@@ -118,6 +130,7 @@ impl Spec {
             Spec::DuckDb(_) => Backend::DuckDb,
             Spec::Postgres(_) => Backend::Postgres,
             Spec::Lake(_) => Backend::Lake,
+            Spec::Delta(_) => Backend::Delta,
         }
     }
 
@@ -156,10 +169,14 @@ impl Spec {
                     return refuse(memory);
                 }
             }
-            Spec::Lake(root) => {
+            Spec::Lake(root) | Spec::Delta(root) => {
+                let root = root
+                    .strip_prefix("delta+")
+                    .or_else(|| root.strip_prefix("delta:"))
+                    .unwrap_or(root);
                 let path = root
                     .strip_prefix("file://")
-                    .or_else(|| (!root.contains("://")).then_some(root.as_str()));
+                    .or_else(|| (!root.contains("://")).then_some(root));
                 if let Some(path) = path {
                     if path.trim().is_empty() {
                         return refuse("names no directory; write the store's directory, as in file:///data/lake or lake:DIR");
@@ -184,7 +201,7 @@ impl Spec {
     pub fn path(&self) -> Option<&Path> {
         match self {
             Spec::Sqlite(p) | Spec::DuckDb(p) => Some(p),
-            Spec::Postgres(_) | Spec::Lake(_) => None,
+            Spec::Postgres(_) | Spec::Lake(_) | Spec::Delta(_) => None,
         }
     }
 }
@@ -195,7 +212,9 @@ impl fmt::Display for Spec {
         match self {
             Spec::Sqlite(p) => write!(f, "{}", p.display()),
             Spec::DuckDb(p) => write!(f, "{}", p.display()),
-            Spec::Postgres(url) | Spec::Lake(url) => f.write_str(&without_password(url)),
+            Spec::Postgres(url) | Spec::Lake(url) | Spec::Delta(url) => {
+                f.write_str(&without_password(url))
+            }
         }
     }
 }
@@ -322,6 +341,11 @@ pub fn open_with(spec: &Spec, write: bool, options: &OpenOptions) -> Result<Open
             let b = dogana_lake::Lake::open(Path::new(root), &o, write)?;
             Ok(Box::new(Store::new(b)))
         }
+        #[cfg(feature = "delta")]
+        Spec::Delta(spec) => {
+            let b = dogana_delta::Delta::open_url(spec, write)?;
+            Ok(Box::new(Store::new(b)))
+        }
         #[cfg(feature = "postgres")]
         Spec::Postgres(url) => {
             let mut o = dogana_postgres::PostgresOptions::default();
@@ -357,6 +381,9 @@ pub fn table_columns(
         Spec::Postgres(url) => dogana_postgres::table_columns(url, table),
         Spec::Lake(_) => Err(StoreError::Unavailable(format!(
             "store {spec} is a lake store, which has no catalog: read a table's columns from one of its Parquet parts (--from-parquet)"
+        ))),
+        Spec::Delta(_) => Err(StoreError::Unavailable(format!(
+            "store {spec} is a store of Delta tables, which has no catalog: read a table's columns from one of its Parquet files (--from-parquet)"
         ))),
         #[allow(unreachable_patterns)]
         _ => Err(unavailable(backend, spec)),

@@ -359,8 +359,13 @@ pub fn collect(a: CollectArgs) -> Result<()> {
     }
 }
 
-/// `dogana duckdb-sql --store URL TABLE`.
+/// `dogana duckdb-sql --store URL TABLE`: on a store of Delta tables, the `delta_scan` view
+/// and the regions view (the `delta` feature).
 pub fn duckdb_sql(a: DuckdbSqlArgs) -> Result<()> {
+    if let dogana_stores::Spec::Delta(spec) = dogana_stores::Spec::parse(&a.store.to_string_lossy())
+    {
+        return delta_sql(&spec, a);
+    }
     #[cfg(feature = "lake")]
     {
         imp::duckdb_sql(a)
@@ -383,4 +388,35 @@ pub fn replicate(a: ReplicateArgs) -> Result<()> {
         let _ = a;
         no_lake("replicate")
     }
+}
+
+#[cfg(feature = "delta")]
+fn delta_sql(spec: &str, a: DuckdbSqlArgs) -> Result<()> {
+    use crate::commands::receiver::shown;
+    use crate::refusal::Refusal;
+    let failed = |e: dogana_receiver::StoreError| {
+        Refusal::new(
+            dogana_stores::code_of(&e),
+            format!("reading {}: {e}", shown(&a.store)),
+        )
+    };
+    let mut store = dogana_delta::Delta::open_url(spec, false).map_err(failed)?;
+    match store.duckdb_sql(&a.table).map_err(failed)? {
+        Some(sql) => crate::output::stdout(sql.as_bytes())?,
+        None => crate::refusal::refuse!(
+            dogana_codes::TABLE_UNKNOWN,
+            "store {} has no dogana table {:?}",
+            shown(&a.store),
+            a.table
+        ),
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "delta"))]
+fn delta_sql(_spec: &str, _a: DuckdbSqlArgs) -> Result<()> {
+    crate::refusal::refuse!(
+        dogana_codes::BACKEND_NOT_BUILT,
+        "dogana duckdb-sql on a store of Delta tables needs the delta backend, which this build does not have; build dogana with cargo build -p dogana-cli --features delta"
+    )
 }
