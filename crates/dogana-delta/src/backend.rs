@@ -48,6 +48,9 @@ use crate::stats;
 
 const BACKEND: &str = "delta";
 
+/// Rows of values.
+type Rows = Vec<Vec<Datum>>;
+
 fn corrupt(m: impl Into<String>) -> StoreError {
     StoreError::Corrupt(m.into())
 }
@@ -109,11 +112,52 @@ struct TableTxn {
     entries: Vec<Entry>,
 }
 
-/// The rows staged for one table.
+/// How many rows one Parquet file a delivery writes holds at most: a delivery's rows are
+/// split into files of this many, so that a later change rewrites only the files holding its
+/// keys (a full load of 10M rows is ten files).
+const FILE_ROWS: u64 = 1 << 20;
+
+/// The rows staged for one table: the live rows encoded as Parquet as they arrive (in the
+/// layout's columns, a file every [`FILE_ROWS`]), or held as values when they cannot be (a
+/// NULL in a key column, which the engine's checks refuse but staging must hold); the
+/// tombstones as values.
 #[derive(Default)]
 struct Staging {
-    live: Vec<Vec<Datum>>,
+    /// The layout's columns.
+    columns: Vec<ColumnDef>,
+    /// The file being written.
+    writer: Option<PartWriter>,
+    /// The files written, with their row counts.
+    parts: Vec<(Bytes, u64)>,
+    /// The live rows as values (instead of `parts`), once a NULL key was met.
+    held: Option<Vec<Vec<Datum>>>,
     tombstones: Vec<Vec<Datum>>,
+}
+
+impl Staging {
+    /// Seals the file being written.
+    fn seal(&mut self) -> Result<(), StoreError> {
+        if let Some(w) = self.writer.take() {
+            let rows = w.rows();
+            if rows > 0 {
+                self.parts.push((w.finish()?, rows));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every staged live row, in the layout's columns.
+    fn live(&mut self) -> Result<Vec<Vec<Datum>>, StoreError> {
+        self.seal()?;
+        if let Some(held) = &self.held {
+            return Ok(held.clone());
+        }
+        let mut rows = Vec::new();
+        for (bytes, _) in &self.parts {
+            rows.extend(dogana_lake::decode_part(&self.columns, bytes.clone())?);
+        }
+        Ok(rows)
+    }
 }
 
 /// A dogana store of Delta tables: `delta+file:///dir`, `delta+memory://name`,
@@ -187,6 +231,9 @@ impl Delta {
         }
         let root = Root::open(url).map_err(lake_err)?;
         let local = root.local_dir().map(Path::to_path_buf);
+        if write && local.is_none() && !url.starts_with("memory:") {
+            probe(&root)?;
+        }
         Ok(Delta {
             root,
             local,
@@ -501,6 +548,18 @@ impl Delta {
         let mut w = PartWriter::new(table, &columns)?;
         w.write(rows)?;
         let bytes = w.finish()?;
+        self.add_file(table, &columns, bytes)
+    }
+
+    /// Puts one Parquet file of `columns` into the table's folder and adds it to the working
+    /// set, with its statistics.
+    fn add_file(
+        &mut self,
+        table: &str,
+        columns: &[ColumnDef],
+        bytes: Bytes,
+    ) -> Result<(), StoreError> {
+        let stats = stats::of_parquet(columns, &bytes)?;
         let name = format!("part-{}.snappy.parquet", uuid::Uuid::new_v4());
         let size = bytes.len() as i64;
         self.root
@@ -512,7 +571,7 @@ impl Delta {
             size,
             modification_time: chrono::Utc::now().timestamp_millis(),
             data_change: true,
-            stats: Some(stats::of_rows(&columns, rows)),
+            stats: Some(stats),
             tags: None,
             deletion_vector: None,
             base_row_id: None,
@@ -525,8 +584,17 @@ impl Delta {
         Ok(())
     }
 
-    /// Removes every working file of `table` for which `keep_file` is false without reading
-    /// it, and rewrites the others that `read` says may hold a row `gone` names.
+    /// The staged live rows and tombstones of `table`, as values.
+    fn staged_rows(&mut self, table: &str) -> Result<(Rows, Rows), StoreError> {
+        match self.staged.get_mut(table) {
+            Some(s) => Ok((s.live()?, s.tombstones.clone())),
+            None => Ok((Vec::new(), Vec::new())),
+        }
+    }
+
+    /// Deletes the rows `gone` names from the working files of `table`, copy-on-write: a file
+    /// `may_hold` rules out (by its statistics) is kept unread; a file holding such a row is
+    /// removed and its other rows written as a new file, one file at a time.
     fn delete_where(
         &mut self,
         table: &str,
@@ -537,8 +605,6 @@ impl Delta {
         let columns = t.columns.clone().unwrap_or_default();
         let files = t.files.clone();
         let mut keep = Vec::new();
-        let mut rewrite: Vec<Vec<Datum>> = Vec::new();
-        let mut dropped = Vec::new();
         for f in files {
             if !may_hold(&f.add) {
                 keep.push(f);
@@ -549,23 +615,21 @@ impl Delta {
             let left: Vec<Vec<Datum>> = rows.into_iter().filter(|r| !gone(r)).collect();
             if left.len() == before {
                 keep.push(f);
-            } else {
-                rewrite.extend(left);
-                dropped.push(f);
+                continue;
             }
-        }
-        if dropped.is_empty() {
-            return Ok(());
+            drop_file(self.table(table)?, f);
+            if !left.is_empty() {
+                // the new file joins the working set after `keep` is set below
+                let kept = std::mem::take(&mut self.table(table)?.files);
+                self.write_file(table, &left)?;
+                let t = self.table(table)?;
+                keep.append(&mut t.files);
+                t.files = kept;
+            }
         }
         let t = self.table(table)?;
         t.files = keep;
-        for f in dropped {
-            drop_file(t, f);
-        }
         t.rows_changed = true;
-        if !rewrite.is_empty() {
-            self.write_file(table, &rewrite)?;
-        }
         Ok(())
     }
 
@@ -783,6 +847,29 @@ impl Delta {
             Err(e) => Err(delta_err(e)),
         }
     }
+}
+
+/// Shows that the object store creates an object only if it is absent, which a Delta commit
+/// rests on: a store that lets a second create of one key succeed would let two writers both
+/// commit one version, and is refused for writing (`weak-conditional-backend`, as the lake's
+/// probe refuses it).
+fn probe(root: &Root) -> Result<(), StoreError> {
+    let key = format!("_probe/{}", uuid::Uuid::new_v4().simple());
+    let first = root
+        .create(&key, Bytes::from_static(b"1"))
+        .map_err(lake_err)?;
+    let second = root
+        .create(&key, Bytes::from_static(b"2"))
+        .map_err(lake_err)?;
+    root.delete(&key).map_err(lake_err)?;
+    if first && !second {
+        return Ok(());
+    }
+    Err(dogana_lake::LakeError::WeakConditionalBackend {
+        root: root.url().to_owned(),
+        ignored: "If-None-Match (a second create of one key succeeded)",
+    }
+    .into())
 }
 
 /// Whether a commit failed because another writer took its version first.
@@ -1094,8 +1181,26 @@ impl Backend for Delta {
             .map(|c| c.iter().map(|c| c.name.clone()).collect()))
     }
 
-    fn stage_create(&mut self, table: &str, _layout: &Layout) -> Result<(), StoreError> {
-        self.staged.insert(table.to_owned(), Staging::default());
+    fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
+        let columns: Vec<ColumnDef> = layout
+            .loaded
+            .iter()
+            .zip(&layout.types)
+            .map(|(name, ty)| ColumnDef {
+                name: name.clone(),
+                ty: ty.clone(),
+                key: layout.key.iter().any(|(k, _)| k == name),
+            })
+            .collect();
+        let held = (!PartWriter::plain(&columns)).then(Vec::new);
+        self.staged.insert(
+            table.to_owned(),
+            Staging {
+                columns,
+                held,
+                ..Staging::default()
+            },
+        );
         Ok(())
     }
 
@@ -1109,12 +1214,36 @@ impl Backend for Delta {
             .staged
             .get_mut(table)
             .ok_or_else(|| corrupt(format!("no staging area for {table:?}")))?;
-        for row in batch.rows() {
-            let values: Vec<Datum> = (0..row.len()).map(|i| Datum::from(row.get(i))).collect();
-            if row.tombstone {
-                s.tombstones.push(values);
-            } else {
-                s.live.push(values);
+        let hold = |row: dogana_receiver::Row<'_>| -> Vec<Datum> {
+            (0..row.len()).map(|i| Datum::from(row.get(i))).collect()
+        };
+        s.tombstones
+            .extend(batch.rows().filter(|r| r.tombstone).map(hold));
+        // a NULL key cannot be encoded in a key column: from then on, values
+        let keys: Vec<usize> = (0..s.columns.len()).filter(|i| s.columns[*i].key).collect();
+        if s.held.is_none()
+            && batch.rows().any(|r| {
+                !r.tombstone
+                    && keys
+                        .iter()
+                        .any(|i| r.get(*i) == dogana_receiver::Staged::Null)
+            })
+        {
+            s.held = Some(s.live()?);
+            s.parts.clear();
+        }
+        if let Some(held) = s.held.as_mut() {
+            held.extend(batch.rows().filter(|r| !r.tombstone).map(hold));
+            return Ok(());
+        }
+        if s.writer.is_none() {
+            s.writer = Some(PartWriter::new(table, &s.columns)?);
+        }
+        let at: Vec<usize> = (0..s.columns.len()).collect();
+        if let Some(w) = s.writer.as_mut() {
+            w.write_batch(batch, &at)?;
+            if w.rows() >= FILE_ROWS {
+                s.seal()?;
             }
         }
         Ok(())
@@ -1136,13 +1265,11 @@ impl Backend for Delta {
             .map(|k| self.col_index(table, k))
             .collect::<Result<_, _>>()?;
         let w = self.col_index(table, q.column)?;
-        let empty = Staging::default();
-        let s = self.staged.get(table).unwrap_or(&empty);
-        let keys: HashSet<String> = s
-            .live
+        let (live, tombstones) = self.staged_rows(table)?;
+        let keys: HashSet<String> = live
             .iter()
             .map(|r| key_text(q.staged_key.iter().map(|i| &r[*i])))
-            .chain(s.tombstones.iter().map(|r| key_text(r.iter())))
+            .chain(tombstones.iter().map(|r| key_text(r.iter())))
             .collect();
         if keys.is_empty() {
             return Ok((0, None));
@@ -1223,15 +1350,13 @@ impl Backend for Delta {
                     .iter()
                     .map(|k| self.col_index(table, k))
                     .collect::<Result<_, _>>()?;
-                let empty = Staging::default();
-                let s = self.staged.get(table).unwrap_or(&empty);
+                let (live, tombstones) = self.staged_rows(table)?;
                 let staged: Vec<Vec<Datum>> = match from {
-                    KeysFrom::Rows(staged_at) => s
-                        .live
+                    KeysFrom::Rows(staged_at) => live
                         .iter()
                         .map(|r| staged_at.iter().map(|i| r[*i].clone()).collect())
                         .collect(),
-                    KeysFrom::Tombstones => s.tombstones.clone(),
+                    KeysFrom::Tombstones => tombstones,
                 };
                 if staged.is_empty() {
                     return Ok(());
@@ -1275,24 +1400,34 @@ impl Backend for Delta {
                 let columns = self.table(table)?.columns.clone().ok_or_else(|| {
                     corrupt(format!("insert into {table:?}, which has no columns"))
                 })?;
+                let Some(s) = self.staged.get_mut(table) else {
+                    return Ok(());
+                };
+                s.seal()?;
+                // the staged files as they are when their columns are the published ones
+                if s.held.is_none()
+                    && dogana_lake::parts::schema(&s.columns)
+                        == dogana_lake::parts::schema(&columns)
+                {
+                    let parts = s.parts.clone();
+                    for (bytes, _) in parts {
+                        self.add_file(table, &columns, bytes)?;
+                    }
+                    return Ok(());
+                }
                 let from: Vec<Option<usize>> =
                     columns.iter().map(|c| layout.column_of(&c.name)).collect();
-                let rows: Vec<Vec<Datum>> = self
-                    .staged
-                    .get(table)
-                    .map(|s| {
-                        s.live
-                            .iter()
-                            .map(|r| {
-                                from.iter()
-                                    .map(|i| i.map_or(Datum::Null, |i| r[i].clone()))
-                                    .collect()
-                            })
+                let (live, _) = self.staged_rows(table)?;
+                let rows: Vec<Vec<Datum>> = live
+                    .iter()
+                    .map(|r| {
+                        from.iter()
+                            .map(|i| i.map_or(Datum::Null, |i| r[i].clone()))
                             .collect()
                     })
-                    .unwrap_or_default();
-                if !rows.is_empty() {
-                    self.write_file(table, &rows)?;
+                    .collect();
+                for chunk in rows.chunks(FILE_ROWS as usize) {
+                    self.write_file(table, chunk)?;
                 }
             }
         }

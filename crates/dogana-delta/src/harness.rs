@@ -85,3 +85,34 @@ impl Harness for MemoryDelta {
         damage(&mut self.0, table, d)
     }
 }
+
+/// A Delta store on an S3 server: `delta+$DOGANA_LAKE_S3_URL/<test folder>` (`AWS_*` from
+/// the environment; scripts/test-lake.sh starts moto and names it).
+#[derive(Debug)]
+pub struct S3Delta(pub Delta);
+
+impl Harness for S3Delta {
+    fn create(dir: &Path) -> Result<S3Delta, String> {
+        let url = dogana_lake::cloud_url("DOGANA_LAKE_S3_URL", dir)?;
+        Delta::open_url(&format!("delta+{url}"), true)
+            .map(S3Delta)
+            .map_err(|e| e.to_string())
+    }
+
+    fn reopen(&self) -> Result<S3Delta, String> {
+        self.0.reopen().map(S3Delta).map_err(|e| e.to_string())
+    }
+
+    fn damage(&mut self, table: &str, d: Damage) -> Result<(), String> {
+        damage(&mut self.0, table, d)
+    }
+
+    fn copy_store(from: &Path, to: &Path) -> Result<(), String> {
+        dogana_lake::copy_objects(
+            &dogana_lake::cloud_url("DOGANA_LAKE_S3_URL", from)?,
+            &dogana_lake::cloud_url("DOGANA_LAKE_S3_URL", to)?,
+        )
+    }
+}
+
+dogana_receiver::delegate_backend!(S3Delta, Delta);

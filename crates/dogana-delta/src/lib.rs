@@ -27,4 +27,4 @@ pub mod layout;
 mod stats;
 
 pub use backend::{root_url, Delta};
-pub use harness::MemoryDelta;
+pub use harness::{MemoryDelta, S3Delta};

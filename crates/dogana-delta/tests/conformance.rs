@@ -8,3 +8,9 @@ mod file {
 mod memory {
     dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_delta::MemoryDelta>; ledgers_whole_no_groups);
 }
+
+/// On an S3 server (moto), with the `servers` feature (scripts/test-lake.sh).
+#[cfg(feature = "servers")]
+mod s3 {
+    dogana_receiver::conformance_suite!(dogana_receiver::Store<dogana_delta::S3Delta>; ledgers_whole_no_groups);
+}

@@ -125,7 +125,8 @@ impl Harness for ShortLeaseLake {
 /// The store a test folder names on a server root: the root's URL from the environment
 /// variable `env` (scripts/test-lake.sh sets it), then the folder as one path segment, so every
 /// process that opens one folder (the crash child, a second writer) opens the same store.
-fn cloud_url(env: &str, dir: &Path) -> Result<String, String> {
+/// The URL under the server root `$env` names (scripts/test-lake.sh) of a test's folder `dir`.
+pub fn cloud_url(env: &str, dir: &Path) -> Result<String, String> {
     let base = std::env::var(env)
         .map_err(|_| format!("{env} names the server's root (scripts/test-lake.sh)"))?;
     let segment: String = dir
@@ -146,7 +147,7 @@ fn cloud_url(env: &str, dir: &Path) -> Result<String, String> {
 /// Replaces the store at `to` with a copy of every object of the store at `from` (both
 /// object-store roots): the crash harness's snapshots of a server's store. Lists and copies
 /// object by object; the copy's pointers get new versions, which a fresh open reads anew.
-fn copy_objects(from: &str, to: &str) -> Result<(), String> {
+pub fn copy_objects(from: &str, to: &str) -> Result<(), String> {
     let e = |e: crate::LakeError| e.to_string();
     let src = crate::objects::Root::open(from).map_err(e)?;
     let dst = crate::objects::Root::open(to).map_err(e)?;

@@ -32,7 +32,8 @@ pub use backend::{
 };
 pub use error::LakeError;
 pub use harness::{
-    AzureLake, MemoryLake, S3Lake, ShortLeaseAzureLake, ShortLeaseLake, ShortLeaseS3Lake,
+    cloud_url, copy_objects, AzureLake, MemoryLake, S3Lake, ShortLeaseAzureLake, ShortLeaseLake,
+    ShortLeaseS3Lake,
 };
 /// The rows of one Parquet part of a table, read as the table's columns (a column the part
 /// lacks reads as NULL; an Int64 part of a column promoted to float reads as Float64).

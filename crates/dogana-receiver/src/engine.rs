@@ -510,6 +510,7 @@ impl<B: Backend> Store<B> {
         let table = job.contract.table().to_owned();
         let mut redecided = 0;
         let mut attempts = 0;
+        let racing = std::time::Instant::now();
         let outcome = loop {
             attempts += 1;
             let verdict = verdict.clone();
@@ -554,7 +555,9 @@ impl<B: Backend> Store<B> {
             match tried {
                 // rule: RECV-10 — a store without a write lock lost its commit race: the write
                 // transaction again, whose head has moved, so the delivery is decided again
-                Err(StoreError::Moved { .. }) if attempts < MOVED_ATTEMPTS => {}
+                Err(StoreError::Moved { .. }) if racing.elapsed() < MOVED_WAIT => {
+                    std::thread::sleep(moved_backoff(attempts))
+                }
                 other => break other,
             }
         };
@@ -1521,6 +1524,7 @@ impl<B: Backend> Store<B> {
         };
         let mut redecided = 0;
         let mut attempts = 0;
+        let racing = std::time::Instant::now();
         let outcome = loop {
             attempts += 1;
             let tried = match verdict.clone() {
@@ -1575,7 +1579,9 @@ impl<B: Backend> Store<B> {
             };
             match tried {
                 // rule: RECV-10 — as in `commit`: the group's write transaction again
-                Err(StoreError::Moved { .. }) if attempts < MOVED_ATTEMPTS => {}
+                Err(StoreError::Moved { .. }) if racing.elapsed() < MOVED_WAIT => {
+                    std::thread::sleep(moved_backoff(attempts))
+                }
                 other => break other,
             }
         };
@@ -1596,9 +1602,24 @@ impl<B: Backend> Store<B> {
     }
 }
 
-/// How many times a write transaction is run when its commit answers
-/// [`StoreError::Moved`] (another writer published first) before that error is returned.
-const MOVED_ATTEMPTS: u32 = 64;
+/// How long a write transaction is run again while its commit answers
+/// [`StoreError::Moved`] (another writer published first) before that error is returned: as
+/// long as a writer waits for another's lock by default, since losing a race is that wait.
+const MOVED_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// How long to wait before the write transaction's attempt after `attempts` lost races: an
+/// exponential backoff from 1 ms to 256 ms, each wait drawn between half and all of it, so
+/// that writers who lost together do not retry together (without a wait, a writer could
+/// lose every race to faster ones).
+fn moved_backoff(attempts: u32) -> std::time::Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let ceiling = 1u64 << attempts.min(8);
+    // a random draw from the standard library's randomly keyed hasher
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(attempts);
+    let micros = ceiling * 1000;
+    std::time::Duration::from_micros(micros / 2 + h.finish() % (micros / 2 + 1))
+}
 
 /// A group's decision inside a transaction the caller holds (read or write).
 fn decide_group_in<B: Backend>(

@@ -110,7 +110,7 @@ impl fmt::Display for StoreError {
             ),
             StoreError::Moved { store, detail } => write!(
                 f,
-                "{store}: other writers published first each time this delivery was decided again ({detail}); nothing was committed: try again"
+                "{store}: for two minutes, other writers published first each time this delivery was decided again ({detail}); nothing was committed: try again"
             ),
             StoreError::NotAStore(m) => write!(f, "not a dogana store: {m}"),
             StoreError::Unavailable(m) => f.write_str(m),
