@@ -51,6 +51,8 @@ step "the Python package (pytest)"
 bash scripts/test-python.sh
 step "the lake store on file://, memory://, S3 (moto) and Azure (Azurite)"
 bash scripts/test-lake.sh
-step "the command line with the lake backend (and the receiving service on a lake store)"
-cargo test -p dogana-cli --features lake,serve
+step "the command line with the lake and Delta backends (and the receiving service on a lake store)"
+cargo test -p dogana-cli --features lake,delta,serve
+step "Delta readers (deltalake, polars, DuckDB's delta_scan) read what dogana delivered"
+DOGANA_BIN="${CARGO_TARGET_DIR:-$PWD/target}/debug/dogana" bash scripts/test-delta.sh
 step "done"

@@ -183,6 +183,8 @@ pub struct Delta {
     /// Segments and ledgers read, by SHA-256 (immutable objects).
     segments: HashMap<String, Arc<Vec<Entry>>>,
     ledgers: HashMap<String, Arc<String>>,
+    /// The snapshot of each table this handle read last.
+    snapshots: HashMap<String, DeltaTable>,
     /// The next commit is an application's, without dogana's head (the conformance suite's
     /// foreign table).
     foreign_commit: bool,
@@ -244,6 +246,7 @@ impl Delta {
             staged: HashMap::new(),
             segments: HashMap::new(),
             ledgers: HashMap::new(),
+            snapshots: HashMap::new(),
             foreign_commit: false,
         })
     }
@@ -260,6 +263,7 @@ impl Delta {
             staged: HashMap::new(),
             segments: HashMap::new(),
             ledgers: HashMap::new(),
+            snapshots: HashMap::new(),
             foreign_commit: false,
         })
     }
@@ -325,11 +329,6 @@ impl Delta {
     }
 
     fn load(&mut self, table: &str) -> Result<TableTxn, StoreError> {
-        let log_store = self.log_store(table)?;
-        let exists = self
-            .rt
-            .block_on(log_store.is_delta_table_location())
-            .map_err(delta_err)?;
         let mut t = TableTxn {
             delta: None,
             version: None,
@@ -343,11 +342,31 @@ impl Delta {
             ledger: None,
             entries: Vec::new(),
         };
-        if !exists {
-            return Ok(t);
-        }
-        let mut delta = DeltaTable::new(log_store, DeltaTableConfig::default());
-        self.rt.block_on(delta.load()).map_err(delta_err)?;
+        // the snapshot this handle read last, brought up to date by the log entries since
+        // (a full read of the log only the first time)
+        let cached = self.snapshots.get(table).cloned().and_then(|mut d| {
+            self.rt
+                .block_on(d.update_incremental(None))
+                .is_ok()
+                .then_some(d)
+        });
+        let delta = match cached {
+            Some(d) => d,
+            None => {
+                let log_store = self.log_store(table)?;
+                let exists = self
+                    .rt
+                    .block_on(log_store.is_delta_table_location())
+                    .map_err(delta_err)?;
+                if !exists {
+                    return Ok(t);
+                }
+                let mut d = DeltaTable::new(log_store, DeltaTableConfig::default());
+                self.rt.block_on(d.load()).map_err(delta_err)?;
+                d
+            }
+        };
+        self.snapshots.insert(table.to_owned(), delta.clone());
         let snapshot = delta.snapshot().map_err(delta_err)?;
         let version = snapshot.version();
         check_protocol(table, snapshot.protocol())?;
