@@ -63,7 +63,7 @@ def dogana_bin():
 
 #: The backends every receiver test runs on; each store is named as the command line's
 #: `--store` names it.
-BACKENDS = ("duckdb", "lake", "postgres", "sqlite")
+BACKENDS = ("delta", "duckdb", "lake", "postgres", "sqlite")
 
 
 def postgres_schema(name: str) -> str:
@@ -93,14 +93,16 @@ def postgres_schema(name: str) -> str:
 
 
 def store_spec(backend: str, tmp_path, name: str = "orders") -> str:
-    """The store of `backend` for one test: a file in `tmp_path`, a lake root under it, or a
-    schema of its own on the Postgres test server."""
+    """The store of `backend` for one test: a file in `tmp_path`, a lake root or a folder of
+    Delta tables under it, or a schema of its own on the Postgres test server."""
     if backend == "sqlite":
         return str(tmp_path / f"{name}.db")
     if backend == "duckdb":
         return str(tmp_path / f"{name}.duckdb")
     if backend == "lake":
         return f"file://{tmp_path / name}"
+    if backend == "delta":
+        return f"delta+file://{tmp_path / name}-delta"
     if backend == "postgres":
         import uuid
 

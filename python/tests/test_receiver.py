@@ -122,8 +122,8 @@ def test_a_receiver_failure_is_a_receiver_error(tmp_path, store_path):
 
 
 def test_every_backend_keeps_the_same_record(tmp_path):
-    """The same deliveries to a SQLite, a DuckDB, a Postgres and a lake store give equal
-    receipts, ledgers, claims and published rows."""
+    """The same deliveries to a SQLite, a DuckDB, a Postgres, a lake and a Delta store give
+    equal receipts, ledgers, claims and published rows."""
     c = contract()
     sunday, sunday_hash = write(tmp_path, "sunday.csv", SUNDAY_CSV)
     monday, monday_hash = write(tmp_path, "monday.csv", MONDAY_CSV)
@@ -145,6 +145,7 @@ def test_every_backend_keeps_the_same_record(tmp_path):
     assert seen["duckdb"] == seen["sqlite"]
     assert seen["postgres"] == seen["sqlite"]
     assert seen["lake"] == seen["sqlite"]
+    assert seen["delta"] == seen["sqlite"]
 
 
 def test_a_duckdb_store_is_named_as_on_the_command_line(tmp_path):

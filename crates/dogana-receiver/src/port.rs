@@ -5,7 +5,8 @@
 //!            Store<B>  (engine.rs: replay → preflight → stage + check → evaluate → commit)
 //!               │ calls, inside begin(Read|Write) … commit/rollback
 //!               ▼
-//!         trait Backend  ◄── dogana-sqlite::Sqlite, dogana-duckdb::DuckDb, …
+//!         trait Backend  ◄── dogana-sqlite::Sqlite, dogana-duckdb::DuckDb, dogana-postgres::Postgres,
+//!                            dogana-lake::Lake, dogana-delta::Delta
 //! ```
 
 use dogana::{Contract, LedgerRows, Receipt, Window};
