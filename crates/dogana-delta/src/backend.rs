@@ -1056,6 +1056,9 @@ impl Backend for Delta {
                     "this Delta store was opened to read".into(),
                 ));
             }
+            for t in tables {
+                dogana_lake::layout::check_table_name(t).map_err(StoreError::TableName)?;
+            }
             if tables.len() > 1 {
                 return Err(StoreError::Unavailable(format!(
                     "a Delta store publishes one table per commit, and Delta has no commit across tables: the group {} cannot be published together here; deliver it to a SQLite, DuckDB, Postgres or lake store",

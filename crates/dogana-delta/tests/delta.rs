@@ -352,3 +352,36 @@ fn a_reader_opens_nothing_that_is_not_there() {
     d.begin(Txn::Read, &[]).expect("begins");
     assert!(d.tables().expect("lists").is_empty());
 }
+
+#[test]
+fn after_a_checkpoint_and_the_log_s_cleanup_the_head_is_found_from_the_table_alone() {
+    // delta-rs checkpoints every 100 versions (at version 99, its hundredth); the log entries
+    // up to it may then be removed
+    // (log retention): dogana's head is a table property, which the checkpoint keeps
+    let dir = fresh("checkpoint");
+    let mut s = store(&dir);
+    for i in 0..105u32 {
+        let (file, m) = window_of_day(&dir, i % 28 + 1, i / 28);
+        s.deliver(&file, &orders(), &m, now(), None)
+            .expect("delivers");
+    }
+    let log = log_dir(&dir);
+    assert!(
+        log.join(format!("{:020}.checkpoint.parquet", 99)).exists(),
+        "no checkpoint at version 99"
+    );
+    for v in 0..100u64 {
+        std::fs::remove_file(log.join(format!("{v:020}.json"))).expect("removes");
+    }
+    let mut again = store(&dir);
+    let receipts = again.receipts("orders").expect("reads");
+    assert_eq!(receipts.len(), 105);
+    assert!(again.verify("orders").expect("verifies").ok());
+    // and the next delivery commits version 105
+    let (file, m) = window_of_day(&dir, 5, 10);
+    let d = again
+        .deliver(&file, &orders(), &m, now(), None)
+        .expect("delivers");
+    assert!(!d.replayed());
+    assert_eq!(versions(&dir).last(), Some(&105));
+}
