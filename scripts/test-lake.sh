@@ -9,8 +9,8 @@
 # crash harness on S3 and Azure: DOGANA_LAKE_SERVER_KILLS kills each, default 30) and the
 # #[ignore]d ones too (DuckDB's SQL; S3 and Azure contention, 8 writers, or
 # DOGANA_LAKE_SERVER_CONTENTION=16x50 for 16 writers x 50 rounds; a SIGSTOPped writer), stops them.
-# Then Delta tables on the S3 server (dogana-delta: its conformance suite and 16 writers x 50
-# deliveries, DOGANA_DELTA_CONTENTION=WxR to change it).
+# Then Delta tables on the S3 server (dogana-delta: its conformance suite, the crash harness and
+# 16 writers x 50 deliveries, DOGANA_DELTA_CONTENTION=WxR to change it).
 # A server that cannot start fails the run, naming why.
 #
 #   bash scripts/test-lake.sh [cargo test arguments, e.g. --test contention]
@@ -113,9 +113,10 @@ cd "$root"
 started=$(date +%s)
 cargo test -p dogana-lake --features servers "$@" -- --include-ignored
 echo "== dogana-lake tests done in $(( $(date +%s) - started )) s"
-echo "== Delta tables on the S3 server: the conformance suite and 16 writers x 50 deliveries"
+echo "== Delta tables on the S3 server: the conformance suite, the crash harness and 16 writers x 50 deliveries"
 started=$(date +%s)
 cargo test -p dogana-delta --features servers --test conformance s3::
+cargo test -p dogana-delta --features servers --test crash s3::
 DOGANA_DELTA_CONTENTION="${DOGANA_DELTA_CONTENTION:-16x50}" \
   cargo test -p dogana-delta --features servers --test contention -- --ignored
 echo "== dogana-delta server tests done in $(( $(date +%s) - started )) s"

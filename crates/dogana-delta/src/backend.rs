@@ -185,6 +185,11 @@ pub struct Delta {
     ledgers: HashMap<String, Arc<String>>,
     /// The snapshot of each table this handle read last.
     snapshots: HashMap<String, DeltaTable>,
+    /// Heads read, by SHA-256.
+    heads: HashMap<String, Head>,
+    /// The objects the open write transaction writes before its commit, by key: put only
+    /// once the commit's version is seen free, so a writer that lost its race writes nothing.
+    pending: Vec<(String, Bytes)>,
     /// The next commit is an application's, without dogana's head (the conformance suite's
     /// foreign table).
     foreign_commit: bool,
@@ -247,6 +252,8 @@ impl Delta {
             segments: HashMap::new(),
             ledgers: HashMap::new(),
             snapshots: HashMap::new(),
+            heads: HashMap::new(),
+            pending: Vec::new(),
             foreign_commit: false,
         })
     }
@@ -264,6 +271,8 @@ impl Delta {
             segments: HashMap::new(),
             ledgers: HashMap::new(),
             snapshots: HashMap::new(),
+            heads: HashMap::new(),
+            pending: Vec::new(),
             foreign_commit: false,
         })
     }
@@ -392,7 +401,14 @@ impl Delta {
                 t.columns = Some(columns_of_schema(snapshot.metadata())?);
             }
             Some(sha) => {
-                let head: Head = self.object(table, "head", sha)?;
+                let head: Head = match self.heads.get(sha) {
+                    Some(h) => h.clone(),
+                    None => {
+                        let h: Head = self.object(table, "head", sha)?;
+                        self.heads.insert(sha.clone(), h.clone());
+                        h
+                    }
+                };
                 let ours: Option<u64> = config.get(VERSION_PROPERTY).and_then(|v| v.parse().ok());
                 // commits after dogana's that change no row (VACUUM, OPTIMIZE, a checkpoint's
                 // neighbours) leave the table dogana's; one that adds or removes rows does not
@@ -486,11 +502,24 @@ impl Delta {
     }
 
     /// Writes an immutable `_dogana/` object; its SHA-256.
-    fn put_object(&self, table: &str, kind: &str, bytes: Vec<u8>) -> Result<String, StoreError> {
+    fn put_object(
+        &mut self,
+        table: &str,
+        kind: &str,
+        bytes: Vec<u8>,
+    ) -> Result<String, StoreError> {
         let sha = layout::sha256(&bytes);
         let key = layout::key(&table_dir(table), kind, &sha);
-        self.root.put(&key, Bytes::from(bytes)).map_err(lake_err)?;
+        self.pending.push((key, Bytes::from(bytes)));
         Ok(sha)
+    }
+
+    /// The object at `key`: written by this transaction, or in the store.
+    fn get(&self, key: &str) -> Result<Option<Bytes>, StoreError> {
+        if let Some((_, b)) = self.pending.iter().find(|(k, _)| k == key) {
+            return Ok(Some(b.clone()));
+        }
+        self.root.get(key).map_err(lake_err)
     }
 
     fn segment(&mut self, table: &str, sha: &str) -> Result<Arc<Vec<Entry>>, StoreError> {
@@ -550,9 +579,7 @@ impl Delta {
         }
         let key = format!("{}/{}", table_dir(table), file_path(&add.path));
         let bytes = self
-            .root
-            .get(&key)
-            .map_err(lake_err)?
+            .get(&key)?
             .ok_or_else(|| corrupt(format!("{key}, which the Delta log names, is missing")))?;
         dogana_lake::decode_part(columns, bytes)
     }
@@ -581,9 +608,8 @@ impl Delta {
         let stats = stats::of_parquet(columns, &bytes)?;
         let name = format!("part-{}.snappy.parquet", uuid::Uuid::new_v4());
         let size = bytes.len() as i64;
-        self.root
-            .put(&format!("{}/{name}", table_dir(table)), bytes)
-            .map_err(lake_err)?;
+        self.pending
+            .push((format!("{}/{name}", table_dir(table)), bytes));
         let add = Add {
             path: name,
             partition_values: HashMap::new(),
@@ -742,12 +768,10 @@ impl Delta {
             if e.accepted_order.is_some() {
                 head.accepted += 1;
                 // the replay lookup's index entry, before the commit that makes it true
-                self.root
-                    .put(
-                        &layout::accepted_key(&dir, &e.manifest, e.seq, &e.identity),
-                        Bytes::new(),
-                    )
-                    .map_err(lake_err)?;
+                self.pending.push((
+                    layout::accepted_key(&dir, &e.manifest, e.seq, &e.identity),
+                    Bytes::new(),
+                ));
             }
         }
         for chunk in tail.chunks(SEGMENT) {
@@ -817,6 +841,17 @@ impl Delta {
             .with_max_retries(0)
             .with_metadata([("dogana".to_owned(), info)])
             .with_application_transaction(Transaction::new(APP_ID, head.receipts as i64));
+        // rule: RECV-10 — a version already taken means a lost race: nothing is written
+        let entry = format!("{dir}/_delta_log/{next:020}.json");
+        if self.root.size(&entry).map_err(lake_err)?.is_some() {
+            return Err(StoreError::Moved {
+                store: format!("{} table {table:?}", self.root.url()),
+                detail: format!("version {next} was taken first"),
+            });
+        }
+        for (key, bytes) in std::mem::take(&mut self.pending) {
+            self.root.put(&key, bytes).map_err(lake_err)?;
+        }
         let log_store = self.log_store(table)?;
         let operation = if created {
             DeltaOperation::Create {
@@ -1050,6 +1085,7 @@ impl Backend for Delta {
 
     fn begin(&mut self, txn: Txn, tables: &[&str]) -> Result<(), StoreError> {
         self.tables.clear();
+        self.pending.clear();
         if txn == Txn::Write {
             if !self.write {
                 return Err(StoreError::Unavailable(
@@ -1081,12 +1117,14 @@ impl Backend for Delta {
             Ok(())
         };
         self.tables.clear();
+        self.pending.clear();
         self.txn = None;
         result
     }
 
     fn rollback(&mut self) {
         self.tables.clear();
+        self.pending.clear();
         self.txn = None;
     }
 

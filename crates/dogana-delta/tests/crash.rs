@@ -20,3 +20,33 @@ fn crash_child() {
 fn sigkill_at_random_points_leaves_old_or_new_state() {
     dogana_receiver::crash::parent_then_on::<Delta>(CHILD, "crash_child", 200);
 }
+
+/// The crash harness on an S3 server (moto), with the `servers` feature
+/// (scripts/test-lake.sh): `DOGANA_LAKE_SERVER_KILLS` kills, 30 by default (each request is
+/// a round trip to a server that answers one at a time).
+#[cfg(feature = "servers")]
+mod s3 {
+    use dogana_delta::S3Delta;
+
+    const CHILD: &str = "DOGANA_DELTA_S3_CRASH_CHILD";
+
+    fn kills() -> usize {
+        match std::env::var("DOGANA_LAKE_SERVER_KILLS") {
+            Ok(n) => n
+                .parse()
+                .unwrap_or_else(|_| panic!("DOGANA_LAKE_SERVER_KILLS={n:?} is not a count")),
+            Err(_) => 30,
+        }
+    }
+
+    /// The child: does nothing unless the parent started it.
+    #[test]
+    fn s3_crash_child() {
+        dogana_receiver::crash::child::<S3Delta>(CHILD);
+    }
+
+    #[test]
+    fn s3_sigkill_at_random_points_leaves_old_or_new_state() {
+        dogana_receiver::crash::parent::<S3Delta>(CHILD, "s3::s3_crash_child", kills());
+    }
+}

@@ -1607,18 +1607,18 @@ impl<B: Backend> Store<B> {
 /// long as a writer waits for another's lock by default, since losing a race is that wait.
 const MOVED_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// How long to wait before the write transaction's attempt after `attempts` lost races: an
-/// exponential backoff from 1 ms to 256 ms, each wait drawn between half and all of it, so
-/// that writers who lost together do not retry together (without a wait, a writer could
-/// lose every race to faster ones).
+/// How long to wait before the write transaction's attempt after `attempts` lost races: a
+/// random wait below 1, 2, 4, 8, then 16 ms. Short and not growing further: a writer that
+/// lost keeps its chances against writers that just won (a long backoff would hand the next
+/// races to them, and a writer could wait out its whole `MOVED_WAIT`), while the random part
+/// keeps writers that lost together from retrying together.
 fn moved_backoff(attempts: u32) -> std::time::Duration {
     use std::hash::{BuildHasher, Hasher};
-    let ceiling = 1u64 << attempts.min(8);
+    let ceiling_micros = 1000u64 << attempts.saturating_sub(1).min(4);
     // a random draw from the standard library's randomly keyed hasher
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u32(attempts);
-    let micros = ceiling * 1000;
-    std::time::Duration::from_micros(micros / 2 + h.finish() % (micros / 2 + 1))
+    std::time::Duration::from_micros(h.finish() % ceiling_micros)
 }
 
 /// A group's decision inside a transaction the caller holds (read or write).
