@@ -1060,6 +1060,32 @@ fn columns_of_schema(m: &Metadata) -> Result<Vec<ColumnDef>, StoreError> {
         .collect())
 }
 
+/// Which files may hold a row whose `column` is one of `values`: a file whose statistics
+/// bound `column` between two neighbouring values, or outside them all, is ruled out without
+/// being read (a delivery's keys find the files that hold them: its cost follows the
+/// delivery as far as file statistics allow). A file without usable bounds may hold any.
+fn holds_one_of(column: &str, values: impl Iterator<Item = Datum>) -> impl Fn(&Add) -> bool {
+    let mut sorted: Vec<Datum> = values.filter(|v| !matches!(v, Datum::Null)).collect();
+    sorted.sort_by(|a, b| stats::compare(a, b).unwrap_or(std::cmp::Ordering::Equal));
+    let column = column.to_owned();
+    move |a: &Add| {
+        let Some(like) = sorted.first() else {
+            return false;
+        };
+        match stats::bounds(a.stats.as_deref(), &column, like) {
+            // the first value not below the file's minimum, if it is not above its maximum
+            Some((lo, hi)) => {
+                let at =
+                    sorted.partition_point(|v| stats::compare(v, &lo).is_some_and(|o| o.is_lt()));
+                sorted
+                    .get(at)
+                    .is_some_and(|v| stats::compare(v, &hi).is_some_and(|o| o.is_le()))
+            }
+            None => true,
+        }
+    }
+}
+
 /// A window bound as a datum.
 fn bound(v: &Value) -> Datum {
     Datum::of_value(v, false)
@@ -1335,7 +1361,19 @@ impl Backend for Delta {
             return Ok((0, None));
         }
         let (low, high) = (bound(&q.window.low), bound(&q.window.high));
-        let files = self.table(table)?.files.clone();
+        let may_hold = holds_one_of(
+            &q.key[0],
+            live.iter()
+                .map(|r| r[q.staged_key[0]].clone())
+                .chain(tombstones.iter().map(|r| r[0].clone())),
+        );
+        let files: Vec<File> = self
+            .table(table)?
+            .files
+            .iter()
+            .filter(|f| may_hold(&f.add))
+            .cloned()
+            .collect();
         let rows = self.rows_of(table, &files)?;
         let mut count = 0;
         let mut first = None;
@@ -1421,37 +1459,8 @@ impl Backend for Delta {
                 if staged.is_empty() {
                     return Ok(());
                 }
-                // the staged keys' range in the first key column: a file outside it is kept
-                // unread (rule: the cost follows the delivery as far as file statistics allow)
-                let mut lo: Option<Datum> = None;
-                let mut hi: Option<Datum> = None;
-                for k in &staged {
-                    let v = &k[0];
-                    if lo
-                        .as_ref()
-                        .is_none_or(|l| stats::compare(v, l).is_some_and(|o| o.is_lt()))
-                    {
-                        lo = Some(v.clone());
-                    }
-                    if hi
-                        .as_ref()
-                        .is_none_or(|h| stats::compare(v, h).is_some_and(|o| o.is_gt()))
-                    {
-                        hi = Some(v.clone());
-                    }
-                }
                 let keys: HashSet<String> = staged.iter().map(|k| key_text(k.iter())).collect();
-                let first = key[0].clone();
-                let may_hold = move |a: &Add| match (&lo, &hi) {
-                    (Some(l), Some(h)) => match stats::bounds(a.stats.as_deref(), &first, l) {
-                        Some((flo, fhi)) => {
-                            !(matches!(stats::compare(&fhi, l), Some(o) if o.is_lt())
-                                || matches!(stats::compare(&flo, h), Some(o) if o.is_gt()))
-                        }
-                        None => true,
-                    },
-                    _ => true,
-                };
+                let may_hold = holds_one_of(&key[0], staged.iter().map(|k| k[0].clone()));
                 self.delete_where(table, may_hold, |r| {
                     keys.contains(&key_text(at.iter().map(|i| &r[*i])))
                 })?;
