@@ -51,6 +51,15 @@ const BACKEND: &str = "delta";
 /// Rows of values.
 type Rows = Vec<Vec<Datum>>;
 
+/// How long a writer's turn (`Delta::take_turn`) lasts, by the writer's clock against the
+/// storage's time of the turn object's write, before another writer may take it over.
+const TURN_TTL: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long a writer waits for its turn before it races without one.
+const TURN_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The checkpoint interval of the tables dogana creates.
+const CHECKPOINT_INTERVAL: (&str, &str) = ("delta.checkpointInterval", "10");
+
 fn corrupt(m: impl Into<String>) -> StoreError {
     StoreError::Corrupt(m.into())
 }
@@ -187,6 +196,10 @@ pub struct Delta {
     snapshots: HashMap<String, DeltaTable>,
     /// Heads read, by SHA-256.
     heads: HashMap<String, Head>,
+    /// The turn object this handle holds (its key), and its own mark in it.
+    turn: Option<String>,
+    /// This handle's mark in a turn object.
+    holder: String,
     /// The objects the open write transaction writes before its commit, by key: put only
     /// once the commit's version is seen free, so a writer that lost its race writes nothing.
     pending: Vec<(String, Bytes)>,
@@ -253,6 +266,8 @@ impl Delta {
             ledgers: HashMap::new(),
             snapshots: HashMap::new(),
             heads: HashMap::new(),
+            turn: None,
+            holder: uuid::Uuid::new_v4().simple().to_string(),
             pending: Vec::new(),
             foreign_commit: false,
         })
@@ -272,6 +287,8 @@ impl Delta {
             ledgers: HashMap::new(),
             snapshots: HashMap::new(),
             heads: HashMap::new(),
+            turn: None,
+            holder: uuid::Uuid::new_v4().simple().to_string(),
             pending: Vec::new(),
             foreign_commit: false,
         })
@@ -662,6 +679,11 @@ impl Delta {
                 keep.push(f);
                 continue;
             }
+            if f.new {
+                // a file this transaction wrote, never published: not written at all
+                let key = format!("{}/{}", table_dir(table), file_path(&f.add.path));
+                self.pending.retain(|(k, _)| *k != key);
+            }
             drop_file(self.table(table)?, f);
             if !left.is_empty() {
                 // the new file joins the working set after `keep` is set below
@@ -684,6 +706,67 @@ impl Delta {
             .as_ref()
             .and_then(|c| c.iter().position(|c| c.name == column))
             .ok_or_else(|| corrupt(format!("{table:?} has no column {column:?}")))
+    }
+
+    /// Takes `table`'s writing turn on a cloud store: one object, `_dogana/writer`, created
+    /// only if absent (taken over when its writer left it past [`TURN_TTL`]). A turn is
+    /// advisory: the commit's put-if-absent alone keeps two writers from publishing one
+    /// version. It is there for progress: on a store where a round trip is slow, writers
+    /// that all race lose most of their attempts (each a dozen round trips) and few commit;
+    /// in turn, each commits at its first attempt. Waits at most [`TURN_WAIT`], then races
+    /// without it. A local or memory store races (its round trips cost nothing).
+    fn take_turn(&mut self, table: &str) -> Result<(), StoreError> {
+        if self.local.is_some() || self.root.url().starts_with("memory:") {
+            return Ok(());
+        }
+        let key = format!("{}/_dogana/writer", table_dir(table));
+        let mark = Bytes::from(self.holder.clone());
+        let started = std::time::Instant::now();
+        let mut wait_ms = 5u64;
+        loop {
+            // a read while another writer holds the turn; a create when none seems to
+            let held = self.root.get_versioned(&key).map_err(lake_err)?;
+            let expect = match &held {
+                None => None,
+                Some(h) => {
+                    let age = chrono::Utc::now().signed_duration_since(h.modified);
+                    if !age.to_std().is_ok_and(|a| a > TURN_TTL) {
+                        if started.elapsed() > TURN_WAIT {
+                            return Ok(());
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(
+                            wait_ms / 2
+                                + u64::from(uuid::Uuid::new_v4().as_bytes()[0]) % (wait_ms / 2 + 1),
+                        ));
+                        wait_ms = (wait_ms * 2).min(320);
+                        continue;
+                    }
+                    // lapsed: taken over by a replace conditioned on what was read
+                    Some(&h.version)
+                }
+            };
+            if self
+                .root
+                .put_versioned(&key, mark.clone(), expect)
+                .map_err(lake_err)?
+                .is_some()
+            {
+                self.turn = Some(key);
+                return Ok(());
+            }
+        }
+    }
+
+    /// Gives the writing turn back, if this handle still holds it.
+    fn end_turn(&mut self) {
+        let Some(key) = self.turn.take() else {
+            return;
+        };
+        if let Ok(Some(held)) = self.root.get_versioned(&key) {
+            if held.bytes == self.holder.as_bytes() {
+                let _ = self.root.delete_versioned(&key);
+            }
+        }
     }
 
     /// Damage for the conformance suite: removes, in the open write transaction, the rows
@@ -800,7 +883,16 @@ impl Delta {
         let created = t.delta.is_none();
         let metadata = match t.delta.as_ref() {
             None => {
-                new_metadata(&schema, Vec::<String>::new(), config.clone()).map_err(delta_err)?
+                // a checkpoint every 10 versions (Spark's default; delta-rs's is 100): a
+                // reader of the newest version reads the log entries since the last one
+                let mut config = config.clone();
+                if !config.is_empty() {
+                    config.push((
+                        CHECKPOINT_INTERVAL.0.to_owned(),
+                        CHECKPOINT_INTERVAL.1.to_owned(),
+                    ));
+                }
+                new_metadata(&schema, Vec::<String>::new(), config).map_err(delta_err)?
             }
             Some(d) => {
                 let mut m: Metadata = d.snapshot().map_err(delta_err)?.metadata().clone();
@@ -1129,6 +1221,11 @@ impl Backend for Delta {
             }
         }
         self.txn = Some(txn);
+        if txn == Txn::Write {
+            if let Some(t) = tables.first() {
+                self.take_turn(t)?;
+            }
+        }
         for t in tables {
             self.table(t)?;
         }
@@ -1145,6 +1242,7 @@ impl Backend for Delta {
         self.tables.clear();
         self.pending.clear();
         self.txn = None;
+        self.end_turn();
         result
     }
 
@@ -1152,6 +1250,7 @@ impl Backend for Delta {
         self.tables.clear();
         self.pending.clear();
         self.txn = None;
+        self.end_turn();
     }
 
     fn ledger(&mut self, table: &str) -> Result<Option<String>, StoreError> {

@@ -385,3 +385,49 @@ fn after_a_checkpoint_and_the_log_s_cleanup_the_head_is_found_from_the_table_alo
     assert!(!d.replayed());
     assert_eq!(versions(&dir).last(), Some(&105));
 }
+
+#[test]
+fn an_upsert_with_tombstones_leaves_no_file_the_log_does_not_name() {
+    use dogana_receiver::conformance::Fixture;
+    // rewritten twice in one transaction (the updated keys, then the tombstones' keys): the
+    // first rewrite is never written
+    let mut fx = Fixture::<Store<Delta>>::new("delta-no-leftovers");
+    let rows = [
+        (1, "2026-10-01", "2026-10-01T10:00:00Z", "10.00", false),
+        (2, "2026-10-01", "2026-10-01T11:00:00Z", "20.00", false),
+        (3, "2026-10-02", "2026-10-02T10:00:00Z", "30.00", false),
+    ];
+    fx.accept(&fx.full("full.csv", "2026-10-10T06:00:00Z", &rows));
+    let changes = [
+        (2, "2026-10-01", "2026-10-10T12:00:00Z", "21.00", false),
+        (3, "2026-10-02", "2026-10-10T12:00:00Z", "", true),
+    ];
+    fx.accept(&fx.changes(
+        "changes.csv",
+        "2026-10-10T06:00:00Z",
+        "2026-10-11T06:00:00Z",
+        &changes,
+    ));
+    let folder = walk(&fx.dir)
+        .into_iter()
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "parquet")
+                && !p.to_string_lossy().contains("_delta_log")
+        })
+        .count();
+    let rt = tokio::runtime::Runtime::new().expect("a runtime");
+    let table = walk(&fx.dir)
+        .into_iter()
+        .find(|p| p.ends_with("_delta_log/00000000000000000000.json"))
+        .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
+        .expect("the table's folder");
+    let url = url::Url::from_directory_path(&table).expect("a URL");
+    let named: usize = rt.block_on(async {
+        let t = deltalake_core::open_table(url).await.expect("opens");
+        t.snapshot().expect("a snapshot").log_data().num_files()
+    });
+    // now: order 1 rewritten without orders 2 and 3, and the upserted order 2; and the full
+    // delivery's file, which the second version removed
+    assert_eq!(named, 2);
+    assert_eq!(folder, named + 1, "a file no version names was written");
+}
