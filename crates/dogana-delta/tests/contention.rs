@@ -1,7 +1,8 @@
 //! Writers racing for one Delta table's next versions: every delivery ends as exactly one
 //! Delta version, no receipt is lost, and the table verifies. On `file://` always (8 writers
 //! x 10 deliveries); on an S3 server when scripts/test-lake.sh names one
-//! (`DOGANA_LAKE_S3_URL`, the `#[ignore]`d test; `DOGANA_DELTA_CONTENTION=WxR`, default 16x50).
+//! (`DOGANA_LAKE_S3_URL`, the `#[ignore]`d test; `DOGANA_DELTA_CONTENTION=WxR`, default 16x50,
+//! which took 670 s on moto on 2026-12-06; scripts/test-lake.sh runs 16x10).
 //!
 //! rule: RECV-10, RECV-11, RECV-12
 
