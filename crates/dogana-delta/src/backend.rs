@@ -655,12 +655,13 @@ impl Delta {
     }
 
     /// Deletes the rows `gone` names from the working files of `table`, copy-on-write: a file
-    /// `may_hold` rules out (by its statistics) is kept unread; a file holding such a row is
-    /// removed and its other rows written as a new file, one file at a time.
+    /// `judge` rules out by its statistics is kept unread, one it finds wholly gone is removed
+    /// unread, and one that may hold such a row is read: removed, and its other rows written
+    /// as a new file, when it holds one. One file at a time.
     fn delete_where(
         &mut self,
         table: &str,
-        may_hold: impl Fn(&Add) -> bool,
+        judge: impl Fn(&Add) -> Judged,
         gone: impl Fn(&[Datum]) -> bool,
     ) -> Result<(), StoreError> {
         let t = self.tables.get(table).ok_or_else(|| corrupt("no table"))?;
@@ -668,14 +669,17 @@ impl Delta {
         let files = t.files.clone();
         let mut keep = Vec::new();
         for f in files {
-            if !may_hold(&f.add) {
-                keep.push(f);
-                continue;
-            }
-            let rows = self.file_rows(table, &columns, &f.add)?;
+            let rows = match judge(&f.add) {
+                Judged::Keep => {
+                    keep.push(f);
+                    continue;
+                }
+                Judged::Gone => Vec::new(),
+                Judged::Read => self.file_rows(table, &columns, &f.add)?,
+            };
             let before = rows.len();
             let left: Vec<Vec<Datum>> = rows.into_iter().filter(|r| !gone(r)).collect();
-            if left.len() == before {
+            if left.len() == before && before > 0 {
                 keep.push(f);
                 continue;
             }
@@ -775,7 +779,7 @@ impl Delta {
         self.writable(table)?;
         self.delete_where(
             table,
-            |_| true,
+            |_| Judged::Read,
             |r| r.first().and_then(Datum::render).as_deref() == Some(id),
         )
     }
@@ -1178,6 +1182,30 @@ fn holds_one_of(column: &str, values: impl Iterator<Item = Datum>) -> impl Fn(&A
     }
 }
 
+/// What a file's statistics say of a deletion ([`Delta::delete_where`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    /// It holds no row the deletion names: kept, unread.
+    Keep,
+    /// Every row it holds is named: removed, unread.
+    Gone,
+    /// It may hold some: read.
+    Read,
+}
+
+/// Whether every row of a file lies in the window `low..=high` of `column`, by its
+/// statistics: its bounds inside the window and no NULL in the column.
+fn inside_window(a: &Add, column: &str, low: &Datum, high: &Datum) -> bool {
+    match stats::bounds(a.stats.as_deref(), column, low) {
+        Some((lo, hi)) => {
+            in_window(&lo, low, high)
+                && in_window(&hi, low, high)
+                && stats::nulls(a.stats.as_deref(), column) == Some(0)
+        }
+        None => false,
+    }
+}
+
 /// A window bound as a datum.
 fn bound(v: &Value) -> Datum {
     Datum::of_value(v, false)
@@ -1227,7 +1255,11 @@ impl Backend for Delta {
             }
         }
         for t in tables {
-            self.table(t)?;
+            if let Err(e) = self.table(t) {
+                // the engine rolls back only a transaction that began
+                self.rollback();
+                return Err(e);
+            }
         }
         Ok(())
     }
@@ -1470,7 +1502,8 @@ impl Backend for Delta {
             .table(table)?
             .files
             .iter()
-            .filter(|f| may_hold(&f.add))
+            // a file wholly inside the window holds no row outside it
+            .filter(|f| may_hold(&f.add) && !inside_window(&f.add, q.column, &low, &high))
             .cloned()
             .collect();
         let rows = self.rows_of(table, &files)?;
@@ -1532,15 +1565,23 @@ impl Backend for Delta {
                 let (low, high) = (bound(&window.low), bound(&window.high));
                 let name = column.to_owned();
                 let (l2, h2) = (low.clone(), high.clone());
-                // a file whose bounds lie outside the window is kept unread
-                let may_hold = move |a: &Add| match stats::bounds(a.stats.as_deref(), &name, &l2) {
+                // a file whose bounds lie outside the window is kept unread; one whose bounds
+                // lie inside it, without a NULL there, is removed whole, unread
+                let judge = move |a: &Add| match stats::bounds(a.stats.as_deref(), &name, &l2) {
                     Some((lo, hi)) => {
-                        !(matches!(stats::compare(&hi, &l2), Some(o) if o.is_lt())
-                            || matches!(stats::compare(&lo, &h2), Some(o) if o.is_gt()))
+                        let below = matches!(stats::compare(&hi, &l2), Some(o) if o.is_lt());
+                        let above = matches!(stats::compare(&lo, &h2), Some(o) if o.is_gt());
+                        if below || above {
+                            Judged::Keep
+                        } else if inside_window(a, &name, &l2, &h2) {
+                            Judged::Gone
+                        } else {
+                            Judged::Read
+                        }
                     }
-                    None => true,
+                    None => Judged::Read,
                 };
-                self.delete_where(table, may_hold, |r| in_window(&r[w], &low, &high))?;
+                self.delete_where(table, judge, |r| in_window(&r[w], &low, &high))?;
             }
             Step::DeleteKeys(key, from) => {
                 let at: Vec<usize> = key
@@ -1560,7 +1601,14 @@ impl Backend for Delta {
                 }
                 let keys: HashSet<String> = staged.iter().map(|k| key_text(k.iter())).collect();
                 let may_hold = holds_one_of(&key[0], staged.iter().map(|k| k[0].clone()));
-                self.delete_where(table, may_hold, |r| {
+                let judge = move |a: &Add| {
+                    if may_hold(a) {
+                        Judged::Read
+                    } else {
+                        Judged::Keep
+                    }
+                };
+                self.delete_where(table, judge, |r| {
                     keys.contains(&key_text(at.iter().map(|i| &r[*i])))
                 })?;
             }

@@ -195,6 +195,12 @@ pub fn bounds(stats: Option<&str>, column: &str, like: &Datum) -> Option<(Datum,
     Some((read("minValues")?, read("maxValues")?))
 }
 
+/// How many NULLs of `column` a file's `stats` counts (None: not recorded).
+pub fn nulls(stats: Option<&str>, column: &str) -> Option<u64> {
+    let v: Value = serde_json::from_str(stats?).ok()?;
+    v.get("nullCount")?.get(column)?.as_u64()
+}
+
 /// Two values of one kind compared (None: incomparable kinds, or NULL).
 pub fn compare(a: &Datum, b: &Datum) -> Option<Ordering> {
     match (a, b) {

@@ -431,3 +431,30 @@ fn an_upsert_with_tombstones_leaves_no_file_the_log_does_not_name() {
     assert_eq!(named, 2);
     assert_eq!(folder, named + 1, "a file no version names was written");
 }
+
+#[test]
+fn a_window_s_own_files_are_removed_whole_without_being_read() {
+    // the first delivery's file holds day 1 only: a later delivery of day 1 removes it by its
+    // statistics alone, so a file that could no longer be read does not stop it
+    let dir = fresh("window-whole");
+    let mut s = store(&dir);
+    deliver_day(&mut s, &dir, 1);
+    let table = dir.join("store").join("orders");
+    for f in walk(&table) {
+        if f.extension().is_some_and(|e| e == "parquet")
+            && !f.to_string_lossy().contains("_delta_log")
+        {
+            std::fs::write(&f, b"not parquet").expect("damages");
+        }
+    }
+    let (file, m) = window_of_day(&dir, 1, 2);
+    let d = s
+        .deliver(&file, &orders(), &m, now(), None)
+        .expect("delivers");
+    assert!(
+        d.accepted(),
+        "{}",
+        dogana_receiver::conformance::failures(&d.receipt)
+    );
+    assert_eq!(versions(&dir), vec![0, 1]);
+}
