@@ -34,7 +34,7 @@ use dogana_lake::layout::{table_dir, table_of_dir, ColumnDef};
 use dogana_lake::objects::Root;
 use dogana_lake::parts::PartWriter;
 use dogana_receiver::{
-    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Step,
+    key_text, Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Step,
     StoreError, Txn,
 };
 use object_store::local::LocalFileSystem;
@@ -254,10 +254,15 @@ impl Delta {
         if write && local.is_none() && !url.starts_with("memory:") {
             probe(&root)?;
         }
-        Ok(Delta {
+        Ok(Delta::new(root, local, runtime()?, write))
+    }
+
+    /// A handle with nothing read yet.
+    fn new(root: Root, local: Option<PathBuf>, rt: Arc<Runtime>, write: bool) -> Delta {
+        Delta {
             root,
             local,
-            rt: runtime()?,
+            rt,
             write,
             txn: None,
             tables: BTreeMap::new(),
@@ -270,28 +275,17 @@ impl Delta {
             holder: uuid::Uuid::new_v4().simple().to_string(),
             pending: Vec::new(),
             foreign_commit: false,
-        })
+        }
     }
 
     /// Another handle on the same store (another writer).
     pub fn reopen(&self) -> Result<Delta, StoreError> {
-        Ok(Delta {
-            root: self.root.reopen().map_err(lake_err)?,
-            local: self.local.clone(),
-            rt: self.rt.clone(),
-            write: self.write,
-            txn: None,
-            tables: BTreeMap::new(),
-            staged: HashMap::new(),
-            segments: HashMap::new(),
-            ledgers: HashMap::new(),
-            snapshots: HashMap::new(),
-            heads: HashMap::new(),
-            turn: None,
-            holder: uuid::Uuid::new_v4().simple().to_string(),
-            pending: Vec::new(),
-            foreign_commit: false,
-        })
+        Ok(Delta::new(
+            self.root.reopen().map_err(lake_err)?,
+            self.local.clone(),
+            self.rt.clone(),
+            self.write,
+        ))
     }
 
     /// The store's root (its object store and prefix).
@@ -1162,7 +1156,7 @@ fn columns_of_schema(m: &Metadata) -> Result<Vec<ColumnDef>, StoreError> {
 /// delivery as far as file statistics allow). A file without usable bounds may hold any.
 fn holds_one_of(column: &str, values: impl Iterator<Item = Datum>) -> impl Fn(&Add) -> bool {
     let mut sorted: Vec<Datum> = values.filter(|v| !matches!(v, Datum::Null)).collect();
-    sorted.sort_by(|a, b| stats::compare(a, b).unwrap_or(std::cmp::Ordering::Equal));
+    sorted.sort_by(|a, b| Datum::compare(a, b).unwrap_or(std::cmp::Ordering::Equal));
     let column = column.to_owned();
     move |a: &Add| {
         let Some(like) = sorted.first() else {
@@ -1172,10 +1166,10 @@ fn holds_one_of(column: &str, values: impl Iterator<Item = Datum>) -> impl Fn(&A
             // the first value not below the file's minimum, if it is not above its maximum
             Some((lo, hi)) => {
                 let at =
-                    sorted.partition_point(|v| stats::compare(v, &lo).is_some_and(|o| o.is_lt()));
+                    sorted.partition_point(|v| Datum::compare(v, &lo).is_some_and(|o| o.is_lt()));
                 sorted
                     .get(at)
-                    .is_some_and(|v| stats::compare(v, &hi).is_some_and(|o| o.is_le()))
+                    .is_some_and(|v| Datum::compare(v, &hi).is_some_and(|o| o.is_le()))
             }
             None => true,
         }
@@ -1212,18 +1206,8 @@ fn bound(v: &Value) -> Datum {
 }
 
 fn in_window(v: &Datum, low: &Datum, high: &Datum) -> bool {
-    matches!(stats::compare(v, low), Some(o) if o.is_ge())
-        && matches!(stats::compare(v, high), Some(o) if o.is_le())
-}
-
-/// A key's values as one comparable text.
-fn key_text<'a>(values: impl Iterator<Item = &'a Datum>) -> String {
-    let mut s = String::new();
-    for v in values {
-        s.push_str(&format!("{v:?}"));
-        s.push('\u{0}');
-    }
-    s
+    matches!(Datum::compare(v, low), Some(o) if o.is_ge())
+        && matches!(Datum::compare(v, high), Some(o) if o.is_le())
 }
 
 impl Backend for Delta {
@@ -1399,16 +1383,7 @@ impl Backend for Delta {
     }
 
     fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
-        let columns: Vec<ColumnDef> = layout
-            .loaded
-            .iter()
-            .zip(&layout.types)
-            .map(|(name, ty)| ColumnDef {
-                name: name.clone(),
-                ty: ty.clone(),
-                key: layout.key.iter().any(|(k, _)| k == name),
-            })
-            .collect();
+        let columns = ColumnDef::staged(layout);
         let held = (!PartWriter::plain(&columns)).then(Vec::new);
         self.staged.insert(
             table.to_owned(),
@@ -1569,8 +1544,8 @@ impl Backend for Delta {
                 // lie inside it, without a NULL there, is removed whole, unread
                 let judge = move |a: &Add| match stats::bounds(a.stats.as_deref(), &name, &l2) {
                     Some((lo, hi)) => {
-                        let below = matches!(stats::compare(&hi, &l2), Some(o) if o.is_lt());
-                        let above = matches!(stats::compare(&lo, &h2), Some(o) if o.is_gt());
+                        let below = matches!(Datum::compare(&hi, &l2), Some(o) if o.is_lt());
+                        let above = matches!(Datum::compare(&lo, &h2), Some(o) if o.is_gt());
                         if below || above {
                             Judged::Keep
                         } else if inside_window(a, &name, &l2, &h2) {

@@ -8,8 +8,6 @@
 //! reader skips a file whose bounds exclude its filter, and the `deltalake` package also skips
 //! one whose bounds of the filtered column are missing.
 
-use std::cmp::Ordering;
-
 use bytes::Bytes;
 use dogana::Date;
 use dogana_lake::layout::ColumnDef;
@@ -199,21 +197,6 @@ pub fn bounds(stats: Option<&str>, column: &str, like: &Datum) -> Option<(Datum,
 pub fn nulls(stats: Option<&str>, column: &str) -> Option<u64> {
     let v: Value = serde_json::from_str(stats?).ok()?;
     v.get("nullCount")?.get(column)?.as_u64()
-}
-
-/// Two values of one kind compared (None: incomparable kinds, or NULL).
-pub fn compare(a: &Datum, b: &Datum) -> Option<Ordering> {
-    match (a, b) {
-        (Datum::Int(x), Datum::Int(y)) => Some(x.cmp(y)),
-        (Datum::Real(x), Datum::Real(y)) => x.partial_cmp(y),
-        (Datum::Int(x), Datum::Real(y)) => (*x as f64).partial_cmp(y),
-        (Datum::Real(x), Datum::Int(y)) => x.partial_cmp(&(*y as f64)),
-        (Datum::Text(x), Datum::Text(y)) => Some(x.cmp(y)),
-        (Datum::Date(x), Datum::Date(y)) => Some(x.cmp(y)),
-        (Datum::Datetime(x), Datum::Datetime(y)) => Some(x.cmp(y)),
-        (Datum::Bool(x), Datum::Bool(y)) => Some(x.cmp(y)),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

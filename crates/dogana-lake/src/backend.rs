@@ -23,8 +23,8 @@ use bytes::Bytes;
 use chrono::Utc;
 use dogana::{Outcome, Receipt, Value, Wire};
 use dogana_receiver::{
-    Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Row, Staged,
-    Step, StoreError, Txn,
+    key_text, Backend, Batch, Column, Datum, KeysFrom, KeysOutside, Layout, Open, ReceiptRow, Row,
+    Staged, Step, StoreError, Txn,
 };
 
 use crate::lattice::{self, Conflict, LakeType};
@@ -226,7 +226,7 @@ fn current_rows(
     let mut out = Vec::with_capacity(parts.len());
     for (deletes, rows) in parts.into_iter().rev() {
         if deletes {
-            seen.extend(rows.into_iter().map(|k| key_text(k.into_iter())));
+            seen.extend(rows.into_iter().map(key_text));
             out.push(Vec::new());
             continue;
         }
@@ -386,35 +386,9 @@ impl PageCache {
     }
 }
 
-/// A key's values as one comparable text.
-fn key_text(values: impl Iterator<Item = Datum>) -> String {
-    let mut s = String::new();
-    for v in values {
-        s.push_str(&format!("{v:?}"));
-        s.push('\u{0}');
-    }
-    s
-}
-
-/// `a` against a window bound, for values of one type (None: incomparable, NULL).
-fn compare(a: &Datum, b: &Datum) -> Option<std::cmp::Ordering> {
-    match (a, b) {
-        (Datum::Int(x), Datum::Int(y)) => Some(x.cmp(y)),
-        (Datum::Real(x), Datum::Real(y)) => x.partial_cmp(y),
-        (Datum::Int(x), Datum::Real(y)) => (*x as f64).partial_cmp(y),
-        (Datum::Real(x), Datum::Int(y)) => x.partial_cmp(&(*y as f64)),
-        (Datum::Text(x), Datum::Text(y)) => Some(x.cmp(y)),
-        (Datum::Date(x), Datum::Date(y)) => Some(x.cmp(y)),
-        (Datum::Datetime(x), Datum::Datetime(y)) => Some(x.cmp(y)),
-        (Datum::Bool(x), Datum::Bool(y)) => Some(x.cmp(y)),
-        _ => None,
-    }
-}
-
 fn in_window(v: &Datum, low: &Value, high: &Value) -> bool {
     let (lo, hi) = (Datum::of_value(low, false), Datum::of_value(high, false));
-    matches!(compare(v, &lo), Some(o) if o.is_ge())
-        && matches!(compare(v, &hi), Some(o) if o.is_le())
+    matches!(v.compare(&lo), Some(o) if o.is_ge()) && matches!(v.compare(&hi), Some(o) if o.is_le())
 }
 
 /// The tables a commit published.
@@ -1358,12 +1332,12 @@ impl Lake {
                 }
             };
             if p.is_deletes() {
-                seen.extend(rows.into_iter().map(|k| key_text(k.into_iter())));
+                seen.extend(rows.into_iter().map(key_text));
                 continue;
             }
             let mut flags = vec![false; rows.len()];
             for (j, k) in rows.into_iter().enumerate().rev() {
-                flags[j] = seen.insert(key_text(k.into_iter()));
+                flags[j] = seen.insert(key_text(k));
             }
             out[i] = flags;
         }
@@ -2423,16 +2397,7 @@ impl Backend for Lake {
     }
 
     fn stage_create(&mut self, table: &str, layout: &Layout) -> Result<(), StoreError> {
-        let columns: Vec<ColumnDef> = layout
-            .loaded
-            .iter()
-            .zip(&layout.types)
-            .map(|(name, ty)| ColumnDef {
-                name: name.clone(),
-                ty: ty.clone(),
-                key: layout.key.iter().any(|(k, _)| k == name),
-            })
-            .collect();
+        let columns = ColumnDef::staged(layout);
         // the lattice's typed columns check each value as it is encoded: held as values,
         // they are encoded (and refused) only once published, as before
         let plain = parts::PartWriter::plain(&columns);

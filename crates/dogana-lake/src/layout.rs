@@ -223,6 +223,23 @@ pub struct ColumnDef {
     pub key: bool,
 }
 
+impl ColumnDef {
+    /// The columns a delivery is staged in: the layout's, in its order, typed as it types
+    /// them, the contract's key columns marked.
+    pub fn staged(layout: &dogana_receiver::Layout) -> Vec<ColumnDef> {
+        layout
+            .loaded
+            .iter()
+            .zip(&layout.types)
+            .map(|(name, ty)| ColumnDef {
+                name: name.clone(),
+                ty: ty.clone(),
+                key: layout.key.iter().any(|(k, _)| k == name),
+            })
+            .collect()
+    }
+}
+
 /// One Parquet part of a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartRef {

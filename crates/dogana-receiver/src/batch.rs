@@ -56,6 +56,43 @@ impl Datum {
     }
 }
 
+impl Datum {
+    /// Two values of one kind compared (None: incomparable kinds, or NULL); an integer and
+    /// a real compare as reals. What a backend that filters rows itself (the lake, Delta)
+    /// orders values by.
+    ///
+    /// ```
+    /// use dogana_receiver::Datum;
+    /// use std::cmp::Ordering;
+    /// assert_eq!(Datum::Int(2).compare(&Datum::Real(2.5)), Some(Ordering::Less));
+    /// assert_eq!(Datum::Null.compare(&Datum::Int(1)), None);
+    /// ```
+    pub fn compare(&self, other: &Datum) -> Option<std::cmp::Ordering> {
+        match (self, other) {
+            (Datum::Int(x), Datum::Int(y)) => Some(x.cmp(y)),
+            (Datum::Real(x), Datum::Real(y)) => x.partial_cmp(y),
+            (Datum::Int(x), Datum::Real(y)) => (*x as f64).partial_cmp(y),
+            (Datum::Real(x), Datum::Int(y)) => x.partial_cmp(&(*y as f64)),
+            (Datum::Text(x), Datum::Text(y)) => Some(x.cmp(y)),
+            (Datum::Date(x), Datum::Date(y)) => Some(x.cmp(y)),
+            (Datum::Datetime(x), Datum::Datetime(y)) => Some(x.cmp(y)),
+            (Datum::Bool(x), Datum::Bool(y)) => Some(x.cmp(y)),
+            _ => None,
+        }
+    }
+}
+
+/// A key's values as one text that equals another key's exactly when the values do (a set of
+/// keys a backend looks rows up in).
+pub fn key_text<D: std::borrow::Borrow<Datum>>(values: impl IntoIterator<Item = D>) -> String {
+    let mut s = String::new();
+    for v in values {
+        s.push_str(&format!("{:?}", v.borrow()));
+        s.push('\u{0}');
+    }
+    s
+}
+
 /// How a datum is quoted in a check's detail: the same text whatever the backend (a date
 /// stored as text or as a DATE reads `"2026-10-03"`).
 impl fmt::Display for Datum {

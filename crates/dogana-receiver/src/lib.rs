@@ -68,7 +68,7 @@ mod port;
 pub mod sql;
 mod stage;
 
-pub use batch::{Batch, Datum, Row, Staged};
+pub use batch::{key_text, Batch, Datum, Row, Staged};
 pub use engine::{
     AnyStore, Decision, DeliverOptions, Delivery, GroupDecision, GroupDelivery, Open, Part,
     Snapshot, Store, StoredReceipt, Timing, VerifyReport,
