@@ -288,6 +288,14 @@ impl Delta {
         ))
     }
 
+    /// The newest Delta version of `table` (None: no Delta table there).
+    pub fn version(&mut self, table: &str) -> Result<Option<u64>, StoreError> {
+        self.begin(Txn::Read, &[table])?;
+        let v = self.table(table).map(|t| t.version);
+        self.rollback();
+        v
+    }
+
     /// The store's root (its object store and prefix).
     pub fn root(&self) -> &Root {
         &self.root
