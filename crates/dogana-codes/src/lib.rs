@@ -249,6 +249,14 @@ codes! {
     SHUTTING_DOWN = "DGN-405", Transient,
         "The receiving service is shutting down and takes no new delivery; those in flight finish.",
         "Send the delivery again once the service is back.";
+    /// A push or pull met the bucket manifest moving under it past its retries.
+    SYNC_CONTENDED = "DGN-406", Transient,
+        "A push's manifest commit or a pull's reading of the bucket kept losing to other pushes (the bucket manifest moved under it); what it uploaded or verified is kept.",
+        "Run the push or pull again; it resumes from what it kept.";
+    /// A part of a lazily pulled store could not be fetched.
+    PART_UNAVAILABLE = "DGN-407", Transient,
+        "A lazily pulled lake store could not fetch a part from its bucket within 30 seconds.",
+        "Check the bucket is reachable and the credentials are set, then read again.";
 
     /// The planner cannot plan the request.
     PLANNING_REFUSED = "DGN-501", Refusal,
@@ -287,6 +295,10 @@ codes! {
     REPLICA_REFUSED = "DGN-607", Refusal,
         "A replica refresh is refused: the replica belongs to another store, its target is a store, a part is missing, or its pointer left the store's chain.",
         "Read the message: refresh into an empty directory, or pass --adopt where it says so.";
+    /// A push or pull refused.
+    SYNC_REFUSED = "DGN-608", Refusal,
+        "A push or pull is refused: the bucket belongs to another store, its manifest does not parse, an object does not hash to its listed digest, or a fold's parts exceed the part cache; nothing was published.",
+        "Read the message: it names the object or setting; push to this store's bucket, or pull into an empty directory.";
 
     /// A request to the receiving service without a valid bearer token.
     UNAUTHORIZED = "DGN-701", Refusal,

@@ -1651,6 +1651,18 @@ impl Lake {
         if merges.is_empty() && rewrite.is_empty() {
             return Ok(report);
         }
+        // on a lazy store the inputs come through the part cache, all at once or not at all
+        // (store.fold.cached-inputs)
+        let inputs: Vec<(String, u64)> = merged
+            .iter()
+            .flatten()
+            .chain(rewrite.iter())
+            .filter_map(|i| match &t.parts[*i] {
+                Part::Ref(r) => Some((r.path.clone(), r.bytes)),
+                _ => None,
+            })
+            .collect();
+        self.root.hydrate(table, &inputs)?;
         // A merged part holds its members' current rows and takes the place of its newest
         // member: a shadowed row is dropped (a later part holds its key), a current one stays
         // after every part holding an older copy of its key, and no part after it holds that
@@ -2070,6 +2082,56 @@ impl Lake {
             }
             Some(e) => Err(e),
         }
+    }
+
+    /// Takes `table`'s write lease for a push (`crate::sync`), renewed while the push uploads:
+    /// the head the lease read and how many receipts it publishes. Release it with
+    /// [`Lake::sync_publish`] or [`Lake::sync_release`].
+    pub(crate) fn sync_lease(&mut self, table: &str) -> Result<(Option<String>, u64), StoreError> {
+        Backend::begin(self, Txn::Write, &[table])?;
+        let t = self.table(table)?;
+        Ok((t.head_key.clone(), t.receipts))
+    }
+
+    /// Publishes `snapshot` (a snapshot pushed into this store) as `table`'s head under the
+    /// lease [`Lake::sync_lease`] took, at a fence at least `fence` (the pushing store's, so
+    /// fences grow along the chain), releasing the lease in the same write.
+    pub(crate) fn sync_publish(
+        &mut self,
+        table: &str,
+        snapshot: &str,
+        fence: u64,
+    ) -> Result<(), StoreError> {
+        let t = self
+            .tables
+            .remove(table)
+            .ok_or_else(|| corrupt(format!("{table} is not leased")))?;
+        let r = (|| {
+            self.lease_lost(table, &t)?;
+            let (pointer, version) = self
+                .renewed(table, &t)
+                .ok_or_else(|| corrupt("a leased table without a pointer"))?;
+            self.lease_lost(table, &t)?;
+            let next = Pointer {
+                format_version: layout::format_text(),
+                snapshot: Some(snapshot.to_owned()),
+                fence: pointer.fence.max(fence),
+                lease: None,
+                pending: None,
+            };
+            self.point(table, &next, &version).map(|_| ())
+        })();
+        if r.is_err() {
+            let _ = self.release(table, &t);
+        }
+        self.txn = None;
+        self.renewal = None;
+        r
+    }
+
+    /// Releases every lease [`Lake::sync_lease`] took, publishing nothing.
+    pub(crate) fn sync_release(&mut self) {
+        Backend::rollback(self);
     }
 
     /// Who this handle is, as a lease names its holder.

@@ -167,6 +167,86 @@ pub enum LakeError {
         /// The canonical head.
         canonical: String,
     },
+    /// A push or pull between a local store and a bucket of another store: their `store-id`s
+    /// differ, or the local directory holds something that is not a lake store
+    /// (`store.init.*`). Nothing was written.
+    SyncStoreMismatch {
+        /// The local store.
+        local: String,
+        /// Its store-id (at most 80 characters; `none` when it has none).
+        local_id: String,
+        /// The bucket.
+        bucket: String,
+        /// Its store-id (at most 80 characters).
+        bucket_id: String,
+    },
+    /// The bucket manifest (or a generation manifest) does not parse, or is of a newer format
+    /// than this build reads (`store.push.manifest-format`). Nothing was written or deleted.
+    SyncManifestInvalid {
+        /// The object.
+        key: String,
+        /// Why (at most 200 characters).
+        reason: String,
+    },
+    /// An object whose bytes do not hash to the digest the bucket manifest lists
+    /// (the record's `digest-mismatch`): it is not written locally, and no pointer naming it
+    /// moves.
+    SyncDigestMismatch {
+        /// The object.
+        key: String,
+        /// The SHA-256 the manifest lists.
+        expected: String,
+        /// The SHA-256 of the bytes read.
+        found: String,
+    },
+    /// A key the local store and the bucket both hold with different bytes, inside a table's
+    /// published history: immutable keys never differ, so one side is damaged. Nothing was
+    /// written for the table.
+    SyncKeyConflict {
+        /// The object.
+        key: String,
+        /// Its local SHA-256.
+        local: String,
+        /// The SHA-256 the bucket manifest lists.
+        remote: String,
+    },
+    /// A push's manifest commit lost its condition `push_retries` times in a row without a
+    /// newer generation, or 64 times in all (`store.merge.exhausted`). Every object it
+    /// uploaded is in the bucket, unlisted; run the push again.
+    SyncManifestRebaseExhausted {
+        /// The rounds it tried.
+        rounds: u32,
+        /// Every object it uploaded.
+        uploaded: Vec<String>,
+    },
+    /// A pull whose bucket pointers name objects the bucket manifest does not list yet, after
+    /// re-reading it: a push is between its pointer and its manifest. The objects verified
+    /// are kept, so the next pull downloads only what still differs
+    /// (`store.pull.unconverged-resume`); no pointer was written.
+    SyncPullUnconverged {
+        /// The tables whose heads are not all listed.
+        tables: Vec<String>,
+        /// An object one of them names that is not listed.
+        missing: String,
+    },
+    /// A part of a lazily pulled store that could not be fetched within the deadline
+    /// (`read.cache.miss-wait`).
+    ReadPartUnavailable {
+        /// The part.
+        part: String,
+        /// The last failure.
+        reason: String,
+    },
+    /// A fold of a lazy store whose input parts exceed the part cache
+    /// (`store.fold.cached-inputs`). Nothing was published.
+    FoldInputsExceedCache {
+        /// The table.
+        table: String,
+        /// The bytes of its input parts.
+        inputs: u64,
+        /// `part_cache_bytes`.
+        cache: u64,
+    },
     /// The store root is not a URL this build opens.
     Root(String),
     /// The object store failed.
@@ -282,6 +362,54 @@ impl fmt::Display for LakeError {
                 f,
                 "table {table:?}: the replica's pointer names {local}, which the canonical pointer's chain (head {canonical}) does not; pull with --adopt to replace it (store.pull.pointer-advance)"
             ),
+            LakeError::SyncStoreMismatch {
+                local,
+                local_id,
+                bucket,
+                bucket_id,
+            } => write!(
+                f,
+                "SyncStoreMismatch: the local store {local} (store-id {local_id}) and the bucket {bucket} (store-id {bucket_id}) are not one store (store.init.identity); push to or pull from the bucket of this store, or pull into an empty directory; nothing was written"
+            ),
+            LakeError::SyncManifestInvalid { key, reason } => write!(
+                f,
+                "SyncManifestInvalid: {key}: {reason}; nothing was written or deleted"
+            ),
+            LakeError::SyncDigestMismatch {
+                key,
+                expected,
+                found,
+            } => write!(
+                f,
+                "digest-mismatch: {key} hashes to {found}, the bucket manifest lists {expected}; it was not written, and no pointer naming it moved"
+            ),
+            LakeError::SyncKeyConflict { key, local, remote } => write!(
+                f,
+                "SyncKeyConflict: {key} is {local} here and {remote} in the bucket manifest; immutable objects never differ, so one copy is damaged; nothing of its table was written"
+            ),
+            LakeError::SyncManifestRebaseExhausted { rounds, uploaded } => write!(
+                f,
+                "SyncManifestRebaseExhausted: the bucket manifest moved under {rounds} commit rounds (store.merge.exhausted); these {} objects are in the bucket but not listed: {}; run the push again",
+                uploaded.len(),
+                uploaded.join(", ")
+            ),
+            LakeError::SyncPullUnconverged { tables, missing } => write!(
+                f,
+                "SyncPullUnconverged: the bucket pointers of {} name objects its manifest does not list yet (e.g. {missing}): a push is between its pointer and its manifest; the objects verified are kept, no pointer was written; run the pull again",
+                tables.join(", ")
+            ),
+            LakeError::ReadPartUnavailable { part, reason } => write!(
+                f,
+                "ReadPartUnavailable: part {part} could not be fetched within 30 s (read.cache.miss-wait): {reason}"
+            ),
+            LakeError::FoldInputsExceedCache {
+                table,
+                inputs,
+                cache,
+            } => write!(
+                f,
+                "FoldInputsExceedCache: folding {table} reads {inputs} bytes of parts and the part cache holds {cache} (part_cache_bytes; store.fold.cached-inputs); nothing was published"
+            ),
             LakeError::Root(m) => write!(f, "store root: {m}"),
             LakeError::Object(e) => write!(f, "object store: {e}"),
             LakeError::Io(e) => write!(f, "filesystem: {e}"),
@@ -351,6 +479,14 @@ impl LakeError {
             | LakeError::ReplicaTargetIsAStore { .. }
             | LakeError::ReplicaPartialParquet { .. }
             | LakeError::ReplicaPointerDiverged { .. } => codes::REPLICA_REFUSED,
+            LakeError::SyncStoreMismatch { .. }
+            | LakeError::SyncManifestInvalid { .. }
+            | LakeError::SyncDigestMismatch { .. }
+            | LakeError::SyncKeyConflict { .. }
+            | LakeError::FoldInputsExceedCache { .. } => codes::SYNC_REFUSED,
+            LakeError::SyncManifestRebaseExhausted { .. }
+            | LakeError::SyncPullUnconverged { .. } => codes::SYNC_CONTENDED,
+            LakeError::ReadPartUnavailable { .. } => codes::PART_UNAVAILABLE,
             LakeError::Root(_) => codes::STORE_SPEC_INVALID,
             LakeError::Object(_) | LakeError::Io(_) => {
                 dogana_receiver::transient_io(self).unwrap_or(codes::STORE_FAILED)

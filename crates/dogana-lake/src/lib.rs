@@ -26,6 +26,7 @@ pub mod parts;
 mod renewal;
 pub mod replica;
 pub mod sql;
+pub mod sync;
 
 pub use backend::{
     plan_merges, tier, CollectReport, FoldReport, Lake, LakeOptions, Published, STORE_ID,

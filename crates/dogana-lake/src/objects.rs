@@ -68,6 +68,8 @@ pub struct Root {
     prefix: OPath,
     kind: Kind,
     rt: Arc<Runtime>,
+    /// A lazily pulled local store's source of absent parts (`crate::sync::cache`).
+    lazy: Option<Arc<crate::sync::cache::PartSource>>,
 }
 
 impl std::fmt::Debug for Root {
@@ -160,6 +162,7 @@ impl Root {
             prefix,
             kind: Kind::Remote,
             rt,
+            lazy: None,
         })
     }
 
@@ -171,18 +174,21 @@ impl Root {
             prefix: OPath::from(""),
             kind: Kind::Remote,
             rt: runtime()?,
+            lazy: None,
         })
     }
 
     fn local(dir: PathBuf, rt: Arc<Runtime>) -> Result<Root, LakeError> {
         std::fs::create_dir_all(&dir)?;
         let dir = dir.canonicalize()?;
+        let lazy = crate::sync::cache::PartSource::of_dir(&dir)?.map(Arc::new);
         Ok(Root {
             url: format!("file://{}", dir.display()),
             store: Arc::new(LocalFileSystem::new_with_prefix(&dir)?),
             prefix: OPath::from(""),
             kind: Kind::Local(dir),
             rt,
+            lazy,
         })
     }
 
@@ -251,16 +257,58 @@ impl Root {
             .to_owned()
     }
 
-    /// The object `key`, or None when it does not exist.
+    /// The object `key`, or None when it does not exist. On a lazily pulled store an absent
+    /// data part is fetched from the bucket first (`crate::sync::cache`).
     pub fn get(&self, key: &str) -> Result<Option<Bytes>, LakeError> {
         let path = self.path(key);
-        self.rt.block_on(async {
+        let got: Option<Bytes> = self.rt.block_on(async {
             match self.store.get(&path).await {
                 Ok(r) => Ok(Some(r.bytes().await?)),
                 Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(e.into()),
+                Err(e) => Err(LakeError::from(e)),
             }
-        })
+        })?;
+        match (&self.lazy, got) {
+            (Some(lazy), None) if crate::sync::is_data_part(key) => lazy.fetch(key),
+            (Some(lazy), Some(b)) => {
+                lazy.touch(key);
+                Ok(Some(b))
+            }
+            (_, got) => Ok(got),
+        }
+    }
+
+    /// A lazily pulled store's part source (None: every part is home).
+    pub fn part_source(&self) -> Option<&crate::sync::cache::PartSource> {
+        self.lazy.as_deref()
+    }
+
+    /// Brings the data parts `keys` home on a lazy store and holds them for this process (the
+    /// cache evicts none of them), so that a reader of their files finds them; on any other
+    /// store, nothing. [`LakeError::FoldInputsExceedCache`] when together they exceed the
+    /// cache (`store.fold.cached-inputs`), before anything is fetched.
+    pub fn hydrate(&self, table: &str, keys: &[(String, u64)]) -> Result<(), LakeError> {
+        let Some(lazy) = &self.lazy else {
+            return Ok(());
+        };
+        let inputs: u64 = keys.iter().map(|(_, n)| n).sum();
+        if inputs > lazy.limit() {
+            return Err(LakeError::FoldInputsExceedCache {
+                table: table.to_owned(),
+                inputs,
+                cache: lazy.limit(),
+            });
+        }
+        lazy.hold(keys.iter().map(|(k, _)| k.clone()));
+        for (k, _) in keys {
+            if self.size(k)?.is_none() && lazy.fetch(k)?.is_none() {
+                return Err(LakeError::Root(format!(
+                    "part {k} is neither here nor listed in the bucket {}",
+                    lazy.bucket()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Writes the object `key` whole (an atomic replace).

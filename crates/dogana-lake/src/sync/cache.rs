@@ -1,0 +1,272 @@
+//! Lazy parts and the part cache (`cold-store-boots`).
+//!
+//! A lazy pull leaves data parts in the bucket and writes `.sync/source.json` naming it. The
+//! local root then answers a read of an absent part by fetching it whole from the bucket,
+//! checking its SHA-256 against the bucket manifest (`digest-mismatch` refuses), within one
+//! 30 s deadline covering the manifest lookup, the GET attempts and the sleeps between them
+//! (`read.cache.miss-wait`; expiry is `ReadPartUnavailable` naming the part). Fetched parts
+//! are recorded in `.sync/cache.json` with their size and last read; above `part_cache_bytes`
+//! the least recently read part this process does not hold is deleted
+//! (`store.pull.part-cache`). A part the pull brought home is not the cache's to evict.
+//!
+//! What "holds" means here: a part a fold reads, or one `dogana duckdb-sql` hands to DuckDB
+//! by its path, is held by this process until it ends; a part read into memory is not held
+//! once read. Another process's holds are not seen (the cache index is one file, rewritten
+//! whole); a part evicted under it is fetched again on its next read.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+
+use super::manifest::{Entry, MANIFEST};
+use super::node::{digest, write_atomic};
+use super::SyncConfig;
+use crate::objects::Root;
+use crate::LakeError;
+
+/// Where a lazy store names its bucket.
+pub const SOURCE_JSON: &str = ".sync/source.json";
+/// The part cache's index.
+pub const CACHE_JSON: &str = ".sync/cache.json";
+/// The deadline of one part's acquisition (`read.cache.miss-wait`).
+pub const MISS_WAIT: Duration = Duration::from_secs(30);
+
+/// `.sync/source.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Source {
+    /// The bucket the parts come from.
+    pub bucket: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Index {
+    /// Per fetched part: its size and when it was last read (ms since the epoch).
+    parts: BTreeMap<String, (u64, u64)>,
+}
+
+/// A lazy store's source of parts, and its cache.
+pub struct PartSource {
+    dir: PathBuf,
+    bucket_url: String,
+    limit: u64,
+    bucket: Mutex<Option<Root>>,
+    entries: Mutex<Option<BTreeMap<String, Entry>>>,
+    index: Mutex<Index>,
+    held: Mutex<BTreeSet<String>>,
+    deadline: Duration,
+}
+
+impl std::fmt::Debug for PartSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartSource")
+            .field("bucket", &self.bucket_url)
+            .finish()
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+impl PartSource {
+    /// The part source of the local store at `dir` (None: it was not pulled lazily).
+    pub fn of_dir(dir: &Path) -> Result<Option<PartSource>, LakeError> {
+        let b = match std::fs::read(dir.join(SOURCE_JSON)) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let source: Source = serde_json::from_slice(&b)
+            .map_err(|e| LakeError::Root(format!("{SOURCE_JSON}: {e}")))?;
+        let index = std::fs::read(dir.join(CACHE_JSON))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        Ok(Some(PartSource {
+            dir: dir.to_owned(),
+            bucket_url: source.bucket,
+            limit: SyncConfig::of_store(dir)?.part_cache_bytes,
+            bucket: Mutex::new(None),
+            entries: Mutex::new(None),
+            index: Mutex::new(index),
+            held: Mutex::new(BTreeSet::new()),
+            deadline: MISS_WAIT,
+        }))
+    }
+
+    /// The same source with another acquisition deadline (tests).
+    pub fn with_deadline(mut self, deadline: Duration) -> PartSource {
+        self.deadline = deadline;
+        self
+    }
+
+    /// `part_cache_bytes`.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The bucket it fetches from.
+    pub fn bucket(&self) -> &str {
+        &self.bucket_url
+    }
+
+    /// Holds `keys` for this process: the cache evicts none of them.
+    pub fn hold(&self, keys: impl IntoIterator<Item = String>) {
+        self.held.lock().expect("held").extend(keys);
+    }
+
+    /// Lets go of `keys`.
+    pub fn release(&self, keys: &[String]) {
+        let mut h = self.held.lock().expect("held");
+        for k in keys {
+            h.remove(k);
+        }
+    }
+
+    /// The listed entry of `key`, reading the bucket manifest (again, when `fresh`).
+    fn entry(&self, key: &str, fresh: bool) -> Result<Option<Entry>, LakeError> {
+        let mut cached = self.entries.lock().expect("entries");
+        if fresh || cached.is_none() {
+            let root = self.root()?;
+            let m = super::push::read_manifest(&root)?.ok_or_else(|| {
+                LakeError::SyncManifestInvalid {
+                    key: format!("{}/{MANIFEST}", self.bucket_url),
+                    reason: "the bucket has no manifest".into(),
+                }
+            })?;
+            *cached = Some(m.0.entries);
+        }
+        Ok(cached.as_ref().and_then(|e| e.get(key).cloned()))
+    }
+
+    fn root(&self) -> Result<Root, LakeError> {
+        let mut b = self.bucket.lock().expect("bucket");
+        if b.is_none() {
+            *b = Some(Root::open(&self.bucket_url)?);
+        }
+        Ok(b.clone().expect("set above"))
+    }
+
+    /// Fetches the absent part `key` whole, verified, and keeps it (None: the bucket manifest
+    /// does not list it, so it is not the source's to give).
+    pub fn fetch(&self, key: &str) -> Result<Option<Bytes>, LakeError> {
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(50);
+        let attempt = |refresh: bool| -> Result<Option<Bytes>, LakeError> {
+            let entry = match self.entry(key, refresh)? {
+                Some(e) => e,
+                // a part newer than the manifest read: read the manifest again once
+                None if !refresh => match self.entry(key, true)? {
+                    Some(e) => e,
+                    None => return Ok(None),
+                },
+                None => return Ok(None),
+            };
+            let bytes = self
+                .root()?
+                .get(key)?
+                .ok_or_else(|| LakeError::Root(format!("{key} is listed but not in the bucket")))?;
+            let found = digest(&bytes);
+            if found != entry.sha256 {
+                return Err(LakeError::SyncDigestMismatch {
+                    key: key.to_owned(),
+                    expected: entry.sha256,
+                    found,
+                });
+            }
+            write_atomic(&self.dir.join(key), &bytes)?;
+            Ok(Some(bytes))
+        };
+        let mut refresh = false;
+        loop {
+            match attempt(refresh) {
+                Ok(Some(b)) => {
+                    self.keep(key, b.len() as u64)?;
+                    return Ok(Some(b));
+                }
+                Ok(None) => return Ok(None),
+                Err(e @ LakeError::SyncDigestMismatch { .. }) => return Err(e),
+                Err(e) => {
+                    // read.cache.miss-wait: lookups, attempts and sleeps share one deadline
+                    if start.elapsed() + pause > self.deadline {
+                        return Err(LakeError::ReadPartUnavailable {
+                            part: key.to_owned(),
+                            reason: e.to_string(),
+                        });
+                    }
+                    refresh = true;
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_secs(2));
+                }
+            }
+        }
+    }
+
+    /// Records a read of a fetched part (for least-recently-read eviction).
+    pub fn touch(&self, key: &str) {
+        let mut idx = self.index.lock().expect("index");
+        if let Some(e) = idx.parts.get_mut(key) {
+            e.1 = now_ms();
+        }
+    }
+
+    /// Records a part just fetched, then evicts down to the limit.
+    fn keep(&self, key: &str, size: u64) -> Result<(), LakeError> {
+        let mut idx = self.index.lock().expect("index");
+        // merge what other processes recorded meanwhile
+        if let Some(disk) = std::fs::read(self.dir.join(CACHE_JSON))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Index>(&b).ok())
+        {
+            for (k, v) in disk.parts {
+                idx.parts.entry(k).or_insert(v);
+            }
+        }
+        idx.parts.insert(key.to_owned(), (size, now_ms()));
+        let held = self.held.lock().expect("held").clone();
+        let mut total: u64 = idx.parts.values().map(|(s, _)| s).sum();
+        if total > self.limit {
+            let mut by_age: Vec<(u64, String, u64)> = idx
+                .parts
+                .iter()
+                .filter(|(k, _)| k.as_str() != key && !held.contains(k.as_str()))
+                .map(|(k, (s, t))| (*t, k.clone(), *s))
+                .collect();
+            by_age.sort();
+            for (_, k, s) in by_age {
+                if total <= self.limit {
+                    break;
+                }
+                match std::fs::remove_file(self.dir.join(&k)) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(e.into()),
+                }
+                idx.parts.remove(&k);
+                total -= s;
+            }
+        }
+        write_atomic(
+            &self.dir.join(CACHE_JSON),
+            &serde_json::to_vec(&*idx).expect("json"),
+        )
+    }
+
+    /// The parts the cache holds now (fetched and not evicted), with their sizes.
+    pub fn cached(&self) -> BTreeMap<String, u64> {
+        self.index
+            .lock()
+            .expect("index")
+            .parts
+            .iter()
+            .map(|(k, (s, _))| (k.clone(), *s))
+            .collect()
+    }
+}

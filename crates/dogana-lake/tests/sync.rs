@@ -1,0 +1,897 @@
+//! Sync (STORE-P2): local stores pushing to one bucket and pulling from it, the bucket
+//! manifest, signed tombstones, lazy parts and the part cache.
+
+use std::path::Path;
+
+use dogana_lake::objects::Root;
+use dogana_lake::sync::cache::PartSource;
+use dogana_lake::sync::manifest::{BucketManifest, Tombstone, MANIFEST};
+use dogana_lake::sync::{
+    commit_rounds, pull, push, PullOptions, SyncConfig, SyncWarning, HELD, PUSH_LOCK,
+};
+use dogana_lake::{Lake, LakeError, LakeOptions};
+use dogana_receiver::conformance::{Fixture, Order};
+use dogana_receiver::{Open, Store};
+
+type Fx = Fixture<Store<Lake>>;
+
+const T1: &str = "2026-10-10T06:00:00Z";
+const T2: &str = "2026-10-11T06:00:00Z";
+const T3: &str = "2026-10-12T06:00:00Z";
+const T4: &str = "2026-10-13T06:00:00Z";
+
+fn base() -> Vec<Order<'static>> {
+    vec![
+        (1, "2026-10-01", "2026-10-01T10:00:00Z", "10.00", false),
+        (2, "2026-10-01", "2026-10-01T11:00:00Z", "20.00", false),
+        (3, "2026-10-02", "2026-10-02T10:00:00Z", "30.00", false),
+    ]
+}
+
+/// One changed order, updated at the delivery's own instant (inside its cursor range).
+fn change(id: i64, at: &str) -> Vec<Order<'_>> {
+    vec![(id, "2026-10-03", at, "99.00", false)]
+}
+
+fn url(fx: &Fx) -> String {
+    fx.r.backend().root().url().to_owned()
+}
+
+fn dir_url(d: &Path) -> String {
+    format!("file://{}", d.display())
+}
+
+/// A node whose local store is at `dir` (made by a pull), delivering through the engine.
+fn node_at(dir: &Path, name: &str) -> Fx {
+    let mut fx = Fx::new(name);
+    fx.r = Store::new(Lake::open(dir, &LakeOptions::default(), true).unwrap());
+    fx
+}
+
+fn manifest_of(bucket: &str) -> BucketManifest {
+    let root = Root::open(bucket).unwrap();
+    BucketManifest::parse(MANIFEST, &root.get(MANIFEST).unwrap().unwrap()).unwrap()
+}
+
+/// Every key the bucket manifest lists exists in the bucket with its digest and size, and
+/// every bucket pointer's head is listed.
+fn check_bucket(bucket: &str) {
+    let root = Root::open(bucket).unwrap();
+    let m = manifest_of(bucket);
+    for (k, e) in &m.entries {
+        let b = root
+            .get(k)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{k} listed, not in the bucket"));
+        assert_eq!(dogana_lake_sha(&b), e.sha256, "{k}");
+        assert_eq!(b.len() as u64, e.size, "{k}");
+    }
+    let lake = Lake::open_root(root, LakeOptions::default(), false).unwrap();
+    for t in lake.table_names().unwrap() {
+        if let Some(h) = lake.head(&t).unwrap() {
+            assert!(m.entries.contains_key(&h), "{t}'s head {h} is not listed");
+        }
+    }
+}
+
+fn dogana_lake_sha(b: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+fn reader(dir: &Path, name: &str) -> Fx {
+    let mut fx = Fx::new(name);
+    fx.r = Store::new(Lake::open(dir, &LakeOptions::default(), false).unwrap());
+    fx
+}
+
+fn cfg() -> SyncConfig {
+    SyncConfig::default()
+}
+
+#[test]
+fn a_push_lists_every_object_and_a_pull_reads_what_the_node_reads() {
+    // rule: store.push.manifest-commit, store.pull.pointer-last
+    let mut a = Fx::new("sync-a");
+    a.accept(&a.full("a.csv", T1, &base()));
+    a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+    let bucket = tempfile::tempdir().unwrap();
+    let r = push(&url(&a), &dir_url(bucket.path()), &cfg()).unwrap();
+    assert_eq!(r.advanced, vec!["orders".to_string()]);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    check_bucket(&dir_url(bucket.path()));
+    let m = manifest_of(&dir_url(bucket.path()));
+    assert_eq!(m.generation, 1);
+    // owned keys name the node; ledger pages and replay entries are unowned
+    for (k, e) in &m.entries {
+        let unowned = k.contains("/ledger/") || k.contains("/by-manifest/");
+        assert_eq!(e.owner.is_none(), unowned, "{k}: {:?}", e.owner);
+        if !unowned {
+            assert_eq!(e.owner.as_deref(), Some(r.node.as_str()));
+        }
+    }
+    // the bucket is a lake store every reader opens
+    assert_eq!(
+        reader(bucket.path(), "sync-bucket-read").state("orders"),
+        a.state("orders")
+    );
+    let c = tempfile::tempdir().unwrap();
+    let p = pull(
+        &dir_url(c.path()),
+        &dir_url(bucket.path()),
+        &PullOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(p.advanced.len(), 1);
+    let mut rc = reader(c.path(), "sync-c");
+    assert_eq!(rc.state("orders"), a.state("orders"));
+    rc.verify("orders");
+    // nothing new: a second push uploads nothing, a second pull downloads nothing
+    let again = push(&url(&a), &dir_url(bucket.path()), &cfg()).unwrap();
+    assert!(again.uploaded.is_empty(), "{:?}", again.uploaded);
+    assert_eq!(again.unchanged, vec!["orders".to_string()]);
+    let p2 = pull(
+        &dir_url(c.path()),
+        &dir_url(bucket.path()),
+        &PullOptions::default(),
+    )
+    .unwrap();
+    assert!(p2.downloaded.is_empty());
+    assert_eq!(p2.unchanged, vec!["orders".to_string()]);
+}
+
+#[test]
+fn a_stale_table_is_fenced_at_push_keeps_its_receipts_and_is_decided_again_after_adopt() {
+    // rule: store.push.pointer-fenced, store.pull.pointer-advance
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let mut a = Fx::new("sync-fence-a");
+    a.accept(&a.full("a.csv", T1, &base()));
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    // node B pulls, delivers on the bucket's head, pushes first
+    let bdir = tempfile::tempdir().unwrap();
+    pull(&dir_url(bdir.path()), &b_url, &PullOptions::default()).unwrap();
+    let mut b = node_at(bdir.path(), "sync-fence-b");
+    b.accept(&b.changes("b.csv", T1, T2, &change(4, T2)));
+    let rb = push(&url(&b), &b_url, &cfg()).unwrap();
+    assert_eq!(rb.advanced, vec!["orders".to_string()]);
+    let b_head = b.r.backend().head("orders").unwrap().unwrap();
+    // node A delivers on its stale head: its push leaves the table local and says so
+    a.accept(&a.changes("c.csv", T1, T3, &change(5, T3)));
+    let a_state = a.state("orders");
+    let a_head = a.r.backend().head("orders").unwrap().unwrap();
+    let ra = push(&url(&a), &b_url, &cfg()).unwrap();
+    assert!(ra.advanced.is_empty());
+    match &ra.warnings[..] {
+        [SyncWarning::PointerFenced {
+            table,
+            local,
+            bucket,
+        }] => {
+            assert_eq!(
+                (table.as_str(), local, bucket),
+                ("orders", &a_head, &b_head)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(ra.warnings[0].to_string().contains("pull --adopt orders"));
+    let bucket_lake = Lake::open(bucket.path(), &LakeOptions::default(), false).unwrap();
+    assert_eq!(
+        bucket_lake.head("orders").unwrap().unwrap(),
+        b_head,
+        "the bucket chain is B's"
+    );
+    assert!(
+        !manifest_of(&b_url).entries.contains_key(&a_head),
+        "nothing of A's head was listed"
+    );
+    check_bucket(&b_url);
+    // A's receipts are all still local
+    assert_eq!(a.state("orders"), a_state);
+    // a plain pull leaves A's table as it is, naming why
+    let p = pull(&url(&a), &b_url, &PullOptions::default()).unwrap();
+    assert!(p.advanced.is_empty());
+    assert!(
+        matches!(
+            &p.warnings[..],
+            [SyncWarning::LocalAhead { diverged: true, .. }]
+        ),
+        "{:?}",
+        p.warnings
+    );
+    // --adopt takes the bucket's head, keeping A's own objects aside
+    let p = pull(
+        &url(&a),
+        &b_url,
+        &PullOptions {
+            adopt: vec!["orders".into()],
+            ..PullOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(p.advanced, vec![("orders".to_string(), b_head.clone())]);
+    assert!(
+        p.moved_aside.iter().any(|k| k.contains("/receipts/seq/")),
+        "{:?}",
+        p.moved_aside
+    );
+    let mut a2 = node_at(a.r.backend().root().local_dir().unwrap(), "sync-fence-a2");
+    assert_eq!(a2.state("orders"), b.state("orders"));
+    // the delivery decided again against the bucket's head, and pushed
+    a2.accept(&a2.changes("c.csv", T2, T3, &change(5, T3)));
+    let r = push(&url(&a2), &b_url, &cfg()).unwrap();
+    assert_eq!(r.advanced, vec!["orders".to_string()]);
+    check_bucket(&b_url);
+}
+
+#[test]
+fn a_bucket_or_directory_of_another_store_is_refused_and_nothing_changes() {
+    // rule: store.init.store-identity — a bucket binds one store-id
+    let mut a = Fx::new("sync-id-a");
+    a.accept(&a.full("a.csv", T1, &base()));
+    let mut b = Fx::new("sync-id-b");
+    b.accept(&b.full("a.csv", T1, &base()));
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let before = Root::open(&b_url).unwrap().list("").unwrap();
+    let e = push(&url(&b), &b_url, &cfg()).unwrap_err();
+    assert!(matches!(e, LakeError::SyncStoreMismatch { .. }), "{e}");
+    assert_eq!(Root::open(&b_url).unwrap().list("").unwrap(), before);
+    let e = pull(&url(&b), &b_url, &PullOptions::default()).unwrap_err();
+    assert!(matches!(e, LakeError::SyncStoreMismatch { .. }), "{e}");
+    // a directory holding other files is no place to pull into
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("notes.txt"), "mine").unwrap();
+    let e = pull(&dir_url(d.path()), &b_url, &PullOptions::default()).unwrap_err();
+    assert!(matches!(e, LakeError::SyncStoreMismatch { .. }), "{e}");
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_manifest_that_does_not_parse_or_is_newer_is_refused_with_nothing_written() {
+    // rule: store.push.manifest-format
+    let mut a = Fx::new("sync-bad-manifest");
+    a.accept(&a.full("a.csv", T1, &base()));
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let root = Root::open(&b_url).unwrap();
+    let good = root.get(MANIFEST).unwrap().unwrap();
+    // without format, a manifest reads as 1
+    let mut v: serde_json::Value = serde_json::from_slice(&good).unwrap();
+    v.as_object_mut().unwrap().remove("format");
+    let m = BucketManifest::parse(MANIFEST, &serde_json::to_vec(&v).unwrap()).unwrap();
+    assert_eq!(m.format, 1);
+    v["format"] = 3.into();
+    let e = BucketManifest::parse(MANIFEST, &serde_json::to_vec(&v).unwrap()).unwrap_err();
+    assert!(e.to_string().contains("format 3"), "{e}");
+    // a pull of a bucket whose manifest does not parse changes nothing locally
+    let version = root.get_versioned(MANIFEST).unwrap().unwrap().version;
+    root.put_versioned(
+        MANIFEST,
+        bytes::Bytes::from_static(b"{not json"),
+        Some(&version),
+    )
+    .unwrap()
+    .unwrap();
+    let c = tempfile::tempdir().unwrap();
+    let e = pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap_err();
+    assert!(matches!(e, LakeError::SyncManifestInvalid { .. }), "{e}");
+    assert_eq!(
+        std::fs::read_dir(c.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+    // nor does a push publish anything on it
+    let e = push(&url(&a), &b_url, &cfg()).unwrap_err();
+    assert!(matches!(e, LakeError::SyncManifestInvalid { .. }), "{e}");
+}
+
+#[test]
+fn a_part_that_does_not_match_its_digest_is_refused_and_the_next_pull_resumes() {
+    // rule: store.pull.unconverged-resume, store.pull.pointer-last
+    let mut a = Fx::new("sync-digest");
+    a.accept(&a.full("a.csv", T1, &base()));
+    a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let m = manifest_of(&b_url);
+    let part = m
+        .entries
+        .keys()
+        .find(|k| k.ends_with(".parquet"))
+        .unwrap()
+        .clone();
+    let good = std::fs::read(bucket.path().join(&part)).unwrap();
+    std::fs::write(bucket.path().join(&part), b"damaged").unwrap();
+    let c = tempfile::tempdir().unwrap();
+    let e = pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap_err();
+    match &e {
+        LakeError::SyncDigestMismatch { key, .. } => assert_eq!(key, &part),
+        other => panic!("{other}"),
+    }
+    assert!(
+        !c.path().join(&part).exists(),
+        "the damaged part was not written"
+    );
+    assert!(
+        !c.path().join("tables/orders/_pointer.json").exists(),
+        "no pointer moved"
+    );
+    let kept = std::fs::read_dir(c.path().join("tables/orders/receipts/seq"))
+        .unwrap()
+        .count();
+    assert!(kept > 0, "verified objects are kept");
+    // repaired: the next pull downloads only what still differs
+    std::fs::write(bucket.path().join(&part), good).unwrap();
+    let p = pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap();
+    assert_eq!(p.downloaded, vec![part]);
+    reader(c.path(), "sync-digest-c").verify("orders");
+}
+
+#[test]
+fn commit_rounds_count_only_rounds_that_met_no_newer_generation() {
+    // rule: store.merge.retries, store.merge.exhausted
+    let uploaded = vec!["tables/t/parts/a.parquet".to_string()];
+    // the generation never moves: 5 lost rounds and it gives up, naming what it uploaded
+    let mut n = 0;
+    let e = commit_rounds(5, &uploaded, || {
+        n += 1;
+        Ok((false, 7))
+    })
+    .unwrap_err();
+    assert_eq!(n, 5);
+    match e {
+        LakeError::SyncManifestRebaseExhausted {
+            rounds,
+            uploaded: u,
+        } => {
+            assert_eq!((rounds, u), (5, uploaded.clone()))
+        }
+        other => panic!("{other}"),
+    }
+    assert!(commit_rounds(5, &uploaded, || Ok((false, 7)))
+        .unwrap_err()
+        .to_string()
+        .contains("run the push again"));
+    // newer generations each round: the retries never run out, it wins on round 9
+    let mut g = 0;
+    let rounds = commit_rounds(5, &uploaded, || {
+        g += 1;
+        Ok((g == 9, g))
+    })
+    .unwrap();
+    assert_eq!(rounds, 9);
+}
+
+#[test]
+fn a_push_stops_after_64_rounds_whatever_they_meet() {
+    // rule: store.merge.round-ceiling
+    let mut g = 0;
+    let e = commit_rounds(5, &[], || {
+        g += 1;
+        Ok((false, g))
+    })
+    .unwrap_err();
+    assert_eq!(g, 64);
+    assert!(matches!(
+        e,
+        LakeError::SyncManifestRebaseExhausted { rounds: 64, .. }
+    ));
+}
+
+#[test]
+fn sync_settings_take_the_records_defaults_and_refuse_zero_naming_the_key() {
+    // rule: store.merge.retries, store.pull.part-cache, store.collect.retain-generations
+    let d = SyncConfig::parse("").unwrap();
+    assert_eq!(
+        (
+            d.push_retries,
+            d.retain_generations,
+            d.part_cache_bytes,
+            d.lazy_parts
+        ),
+        (5, 64, 8 << 30, false)
+    );
+    assert_eq!(d.tombstone_ttl.as_secs(), 7 * 86_400);
+    for key in [
+        "push_retries",
+        "retain_generations",
+        "part_cache_bytes",
+        "tombstone_ttl",
+    ] {
+        let e = SyncConfig::parse(&format!("[sync]\n{key} = 0\n")).unwrap_err();
+        match &e {
+            LakeError::ConfigInvalid { field, .. } => assert_eq!(*field, format!("sync.{key}")),
+            other => panic!("{other}"),
+        }
+    }
+    let e = SyncConfig::parse("[sync]\npush_retry = 3\n").unwrap_err();
+    assert!(e.to_string().contains("push_retry"), "{e}");
+    let c = SyncConfig::parse(
+        "[sync]\nlazy_parts = true\ntombstone_ttl = \"12h\"\npart_cache_bytes = \"2GiB\"\n",
+    )
+    .unwrap();
+    assert!(c.lazy_parts);
+    assert_eq!(
+        (c.tombstone_ttl.as_secs(), c.part_cache_bytes),
+        (43_200, 2 << 30)
+    );
+}
+
+#[test]
+fn generation_manifests_keep_the_newest_retain_generations() {
+    // rule: store.collect.retain-generations
+    let mut a = Fx::new("sync-generations");
+    a.accept(&a.full("a.csv", T1, &base()));
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let c = SyncConfig {
+        retain_generations: 2,
+        ..cfg()
+    };
+    let mut last = 0;
+    for (i, at) in [T2, T3, T4].iter().enumerate() {
+        last = push(&url(&a), &b_url, &c).unwrap().generation;
+        a.accept(&a.changes(
+            &format!("c{i}.csv"),
+            if i == 0 { T1 } else { [T2, T3][i - 1] },
+            at,
+            &change(10 + i as i64, at),
+        ));
+    }
+    last = last.max(push(&url(&a), &b_url, &c).unwrap().generation);
+    let gens = Root::open(&b_url).unwrap().list("manifests/").unwrap();
+    assert_eq!(gens.len(), 2, "{gens:?}");
+    assert!(gens.last().unwrap().contains(&format!("{last:020}")));
+}
+
+/// Deletes some of a node's parts locally, as a collection does: the keys deleted.
+fn deleted_locally(fx: &mut Fx) -> Vec<String> {
+    // two full deliveries replace every part, then a collect keeping one snapshot: the
+    // earlier parts go
+    for (i, at) in [T2, T3].iter().enumerate() {
+        fx.accept(&fx.full(&format!("d{i}.csv"), at, &base()));
+    }
+    let before = fx.r.backend().root().list("tables/orders/parts/").unwrap();
+    fx.r.backend_mut().collect("orders", 1).unwrap();
+    let after = fx.r.backend().root().list("tables/orders/parts/").unwrap();
+    before.into_iter().filter(|k| !after.contains(k)).collect()
+}
+
+#[test]
+fn a_push_tombstones_owned_held_keys_it_deleted_signed_and_a_pull_applies_them() {
+    // rule: store.merge.tombstone-signed, store.merge.scoped-union, store.merge.held-record
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let mut a = Fx::new("sync-tomb-a");
+    a.accept(&a.full("a.csv", T1, &base()));
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let held: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(a.r.backend().root().local_dir().unwrap().join(HELD)).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        held.as_object()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .len()
+            > 2
+    );
+    let bdir = tempfile::tempdir().unwrap();
+    pull(&dir_url(bdir.path()), &b_url, &PullOptions::default()).unwrap();
+    let listed = manifest_of(&b_url);
+    let gone: Vec<String> = deleted_locally(&mut a)
+        .into_iter()
+        .filter(|k| listed.entries.contains_key(k))
+        .collect();
+    assert!(!gone.is_empty());
+    let r = push(&url(&a), &b_url, &cfg()).unwrap();
+    let mut t = r.tombstoned.clone();
+    t.sort();
+    assert_eq!(t, gone);
+    let m = manifest_of(&b_url);
+    for k in &gone {
+        assert!(!m.entries.contains_key(k));
+        assert!(!bucket.path().join(k).exists(), "{k} left the bucket");
+        let ts = m.tombstones.iter().find(|t| &t.key == k).unwrap();
+        assert_eq!(ts.owner, r.node);
+        m.verify(ts).unwrap();
+    }
+    check_bucket(&b_url);
+    // B holds copies; its pull verifies the tombstones and drops them
+    for k in &gone {
+        assert!(bdir.path().join(k).exists());
+    }
+    let p = pull(&dir_url(bdir.path()), &b_url, &PullOptions::default()).unwrap();
+    let mut d = p.deleted.clone();
+    d.sort();
+    assert_eq!(d, gone);
+    reader(bdir.path(), "sync-tomb-b").verify("orders");
+}
+
+#[test]
+fn untrusted_or_foreign_tombstones_keep_their_entries_and_delete_nothing() {
+    // rule: store.merge.tombstone-unverified, store.merge.tombstone-owner
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let mut a = Fx::new("sync-forged-a");
+    a.accept(&a.full("a.csv", T1, &base()));
+    let ra = push(&url(&a), &b_url, &cfg()).unwrap();
+    let bdir = tempfile::tempdir().unwrap();
+    pull(&dir_url(bdir.path()), &b_url, &PullOptions::default()).unwrap();
+    let root = Root::open(&b_url).unwrap();
+    let v = root.get_versioned(MANIFEST).unwrap().unwrap();
+    let mut m = BucketManifest::parse(MANIFEST, &v.bytes).unwrap();
+    let part = m
+        .entries
+        .keys()
+        .find(|k| k.ends_with(".parquet"))
+        .unwrap()
+        .clone();
+    let snap = m
+        .entries
+        .keys()
+        .find(|k| k.contains("/snapshots/"))
+        .unwrap()
+        .clone();
+    let now = chrono::Utc::now().to_rfc3339();
+    // an unsigned tombstone in A's name, and one by a stranger for A's snapshot
+    m.tombstones
+        .push(Tombstone::signed(&part, &ra.node, &now, None));
+    m.tombstones
+        .push(Tombstone::signed(&snap, "node-stranger", &now, None));
+    root.put_versioned(MANIFEST, bytes::Bytes::from(m.to_bytes()), Some(&v.version))
+        .unwrap()
+        .unwrap();
+    let r = push(&url(&a), &b_url, &cfg()).unwrap();
+    let m2 = manifest_of(&b_url);
+    assert!(m2.entries.contains_key(&part) && m2.entries.contains_key(&snap));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| matches!(w, SyncWarning::TombstoneUnverified { key, .. } if *key == part)),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| matches!(w, SyncWarning::TombstoneForeign { key, .. } if *key == snap)),
+        "{:?}",
+        r.warnings
+    );
+    // a pull deletes nothing for them
+    let p = pull(&dir_url(bdir.path()), &b_url, &PullOptions::default()).unwrap();
+    assert!(p.deleted.is_empty());
+    assert!(bdir.path().join(&part).exists());
+    // a signature under a key the ledger does not hold is not trusted either
+    let stranger = ring::signature::Ed25519KeyPair::from_pkcs8(
+        ring::signature::Ed25519KeyPair::generate_pkcs8(&ring::rand::SystemRandom::new())
+            .unwrap()
+            .as_ref(),
+    )
+    .unwrap();
+    let forged = Tombstone::signed(&part, &ra.node, &now, Some(&stranger));
+    assert!(m2.verify(&forged).is_err());
+}
+
+#[test]
+fn a_store_without_held_keys_tombstones_nothing_unless_a_push_marker_survives() {
+    // rule: store.merge.held-absent
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let mut a = Fx::new("sync-held-absent");
+    a.accept(&a.full("a.csv", T1, &base()));
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let dir = a.r.backend().root().local_dir().unwrap().to_owned();
+    let listed = manifest_of(&b_url);
+    let gone: Vec<String> = deleted_locally(&mut a)
+        .into_iter()
+        .filter(|k| listed.entries.contains_key(k))
+        .collect();
+    assert!(!gone.is_empty());
+    // no held record and no marker: the store is taken to hold none of the remote keys
+    std::fs::remove_file(dir.join(HELD)).unwrap();
+    let r = push(&url(&a), &b_url, &cfg()).unwrap();
+    assert!(r.tombstoned.is_empty(), "{:?}", r.tombstoned);
+    // a marker left by a push that died before its record: it held every remote key it owns
+    std::fs::remove_file(dir.join(HELD)).unwrap();
+    std::fs::write(dir.join(PUSH_LOCK), "x").unwrap();
+    let r = push(&url(&a), &b_url, &cfg()).unwrap();
+    let mut t = r.tombstoned.clone();
+    t.sort();
+    assert_eq!(t, gone);
+    assert!(
+        !dir.join(PUSH_LOCK).exists(),
+        "the marker is cleared once the record is written"
+    );
+}
+
+#[test]
+fn a_lazy_pull_boots_on_metadata_and_the_first_read_fetches_each_part() {
+    // rule: store.pull.lazy-parts, store.pull.lazy-pointer, read.cache.lazy-hydration
+    let mut a = Fx::new("sync-lazy");
+    a.accept(&a.full("a.csv", T1, &base()));
+    a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let c = tempfile::tempdir().unwrap();
+    let p = pull(
+        &dir_url(c.path()),
+        &b_url,
+        &PullOptions {
+            lazy: true,
+            ..PullOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(p.advanced.len(), 1);
+    assert!(p.skipped_parts >= 2);
+    assert!(
+        p.downloaded.iter().all(|k| !k.ends_with(".parquet")),
+        "{:?}",
+        p.downloaded
+    );
+    let parts = |d: &Path| {
+        std::fs::read_dir(d.join("tables/orders/parts"))
+            .map(|r| r.count())
+            .unwrap_or(0)
+    };
+    assert_eq!(parts(c.path()), 0);
+    // every reader works: the rows come through the part cache
+    let mut rc = reader(c.path(), "sync-lazy-c");
+    assert_eq!(rc.state("orders"), a.state("orders"));
+    rc.verify("orders");
+    assert!(parts(c.path()) >= 2, "the first read fetched the parts");
+    let src = PartSource::of_dir(c.path()).unwrap().unwrap();
+    assert!(src.cached().len() >= 2);
+}
+
+#[test]
+fn the_part_cache_evicts_the_least_recently_read_part_above_its_bytes() {
+    // rule: store.pull.part-cache
+    let mut a = Fx::new("sync-cache");
+    a.accept(&a.full("a.csv", T1, &base()));
+    a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+    a.accept(&a.changes("c.csv", T2, T3, &change(5, T3)));
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let c = tempfile::tempdir().unwrap();
+    // room for about one part
+    std::fs::write(
+        c.path().join("store.toml"),
+        "[sync]\npart_cache_bytes = 3000\n",
+    )
+    .unwrap();
+    pull(
+        &dir_url(c.path()),
+        &b_url,
+        &PullOptions {
+            lazy: true,
+            ..PullOptions::default()
+        },
+    )
+    .unwrap();
+    let src = PartSource::of_dir(c.path()).unwrap().unwrap();
+    let m = manifest_of(&b_url);
+    let mut parts: Vec<String> = m
+        .entries
+        .keys()
+        .filter(|k| k.ends_with(".parquet"))
+        .cloned()
+        .collect();
+    parts.sort();
+    assert!(parts.len() >= 3);
+    for p in &parts {
+        src.fetch(p).unwrap().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let cached = src.cached();
+    let total: u64 = cached.values().sum();
+    assert!(total <= 3000 || cached.len() == 1, "{cached:?}");
+    assert!(
+        cached.contains_key(parts.last().unwrap()),
+        "the newest read stays"
+    );
+    assert!(
+        !c.path().join(&parts[0]).exists(),
+        "the least recently read left the disk"
+    );
+    // a held part is not evicted
+    src.hold([parts[0].clone()]);
+    src.fetch(&parts[0]).unwrap().unwrap();
+    src.fetch(&parts[1]).unwrap().unwrap();
+    assert!(c.path().join(&parts[0]).exists());
+}
+
+#[test]
+fn an_absent_part_the_bucket_cannot_give_is_unavailable_within_the_deadline() {
+    // rule: read.cache.miss-wait
+    let mut a = Fx::new("sync-miss");
+    a.accept(&a.full("a.csv", T1, &base()));
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let c = tempfile::tempdir().unwrap();
+    pull(
+        &dir_url(c.path()),
+        &b_url,
+        &PullOptions {
+            lazy: true,
+            ..PullOptions::default()
+        },
+    )
+    .unwrap();
+    let part = manifest_of(&b_url)
+        .entries
+        .keys()
+        .find(|k| k.ends_with(".parquet"))
+        .unwrap()
+        .clone();
+    std::fs::remove_file(bucket.path().join(&part)).unwrap();
+    let src = PartSource::of_dir(c.path())
+        .unwrap()
+        .unwrap()
+        .with_deadline(std::time::Duration::from_millis(600));
+    let t = std::time::Instant::now();
+    let e = src.fetch(&part).unwrap_err();
+    assert!(t.elapsed() < std::time::Duration::from_secs(3));
+    match e {
+        LakeError::ReadPartUnavailable { part: p, .. } => assert_eq!(p, part),
+        other => panic!("{other}"),
+    }
+    // a part whose bytes are not the listed ones is refused, not kept
+    std::fs::write(bucket.path().join(&part), b"other bytes").unwrap();
+    let e = src.fetch(&part).unwrap_err();
+    assert!(matches!(e, LakeError::SyncDigestMismatch { .. }), "{e}");
+    assert!(!c.path().join(&part).exists());
+}
+
+#[test]
+fn a_fold_on_a_lazy_store_whose_inputs_exceed_the_cache_publishes_nothing() {
+    // rule: store.fold.cached-inputs
+    let mut a = Fx::new("sync-fold");
+    a.accept(&a.full("a.csv", T1, &base()));
+    for (i, (since, at)) in [(T1, T2), (T2, T3), (T3, T4)].iter().enumerate() {
+        a.accept(&a.changes(&format!("f{i}.csv"), since, at, &change(30 + i as i64, at)));
+    }
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let c = tempfile::tempdir().unwrap();
+    std::fs::write(
+        c.path().join("store.toml"),
+        "[sync]\npart_cache_bytes = 100\n",
+    )
+    .unwrap();
+    pull(
+        &dir_url(c.path()),
+        &b_url,
+        &PullOptions {
+            lazy: true,
+            ..PullOptions::default()
+        },
+    )
+    .unwrap();
+    let mut lake = Lake::open(c.path(), &LakeOptions::default(), true).unwrap();
+    let head = lake.head("orders").unwrap();
+    let e = lake.fold("orders").unwrap_err();
+    match LakeError::of(&e) {
+        Some(LakeError::FoldInputsExceedCache { inputs, cache, .. }) => {
+            assert!(*inputs > 100);
+            assert_eq!(*cache, 100);
+        }
+        other => panic!("{other:?} {e}"),
+    }
+    assert_eq!(lake.head("orders").unwrap(), head, "nothing published");
+    // with room, the fold fetches its inputs through the cache and publishes
+    std::fs::write(
+        c.path().join("store.toml"),
+        "[sync]\npart_cache_bytes = 1000000\n",
+    )
+    .unwrap();
+    let mut lake = Lake::open(c.path(), &LakeOptions::default(), true).unwrap();
+    lake.fold("orders").unwrap();
+    assert_ne!(lake.head("orders").unwrap(), head);
+}
+
+#[test]
+fn four_nodes_push_concurrently_into_one_bucket_and_nothing_is_lost() {
+    // rule: store.push.manifest-commit, store.merge.scoped-union
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let rounds: usize = std::env::var("DOGANA_SYNC_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(6);
+    // one store: node 0 makes it and pushes first, the others boot from the bucket
+    let mut first = Fx::new("sync-four-0");
+    first.accept(&first.full("a.csv", T1, &base()));
+    push(&url(&first), &b_url, &cfg()).unwrap();
+    let dirs: Vec<tempfile::TempDir> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+    for d in &dirs {
+        pull(&dir_url(d.path()), &b_url, &PullOptions::default()).unwrap();
+    }
+    let handles: Vec<_> = (0..4)
+        .map(|n| {
+            let b_url = b_url.clone();
+            let dir = dirs[n].path().to_owned();
+            std::thread::spawn(move || {
+                let mut fx = node_at(&dir, &format!("sync-four-{n}"));
+                let table = format!("t{n}");
+                let c = dogana_receiver::conformance::orders_named(&table, "id", "order_date");
+                let rows = base();
+                let job = fx.job(
+                    "a.csv",
+                    dogana_receiver::conformance::orders_csv(&rows),
+                    &c,
+                    |c, h| {
+                        c.manifest("full", dogana_receiver::conformance::ts(T1))
+                            .rows(3)
+                            .content_hash(h)
+                            .build()
+                            .unwrap()
+                    },
+                );
+                fx.accept(&job);
+                let mut pushed = 0;
+                for i in 0..rounds {
+                    let at = format!("2026-10-{:02}T06:00:00Z", 11 + i);
+                    let job = fx.job(
+                        &format!("f{i}.csv"),
+                        dogana_receiver::conformance::orders_csv(&rows),
+                        &c,
+                        |c, h| {
+                            c.manifest("full", dogana_receiver::conformance::ts(&at))
+                                .rows(3)
+                                .content_hash(h)
+                                .build()
+                                .unwrap()
+                        },
+                    );
+                    fx.accept(&job);
+                    let r = push(
+                        &url(&fx),
+                        &b_url,
+                        &SyncConfig {
+                            push_retries: 64,
+                            ..SyncConfig::default()
+                        },
+                    )
+                    .unwrap();
+                    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+                    pushed += r.uploaded.len();
+                }
+                let receipts = fx.state(&table).receipts;
+                (table, receipts, pushed)
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    check_bucket(&b_url);
+    let c = tempfile::tempdir().unwrap();
+    pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap();
+    let mut rc = reader(c.path(), "sync-four-c");
+    for (table, receipts, pushed) in results {
+        assert!(pushed > 0);
+        assert_eq!(
+            rc.state(&table).receipts,
+            receipts,
+            "no receipt of {table} lost"
+        );
+        rc.verify(&table);
+    }
+}
