@@ -154,6 +154,30 @@ every part on disk, and only then writes the tables' local pointers, which advan
 the store's chain (--adopt replaces a pointer off it). replica.json names the store and every
 snapshot held. Write verbs on a replica are refused. Lake stores only (the lake feature).";
 
+const PUSH_EXAMPLES: &str = "\
+Examples:
+  dogana deliver orders.csv --store file:///data/lake --contract orders.toml
+  dogana push --store file:///data/lake --to s3://bucket/lake
+
+Uploads each table's published objects the bucket manifest does not list, moves the bucket
+pointer to the local head under the table's lease in the bucket, then commits the bucket
+manifest (SHA-256, size and owner of every object) by a conditional replace. A table whose
+local head does not extend the bucket's head stays local, with its receipts, and is named
+(store.push.pointer-fenced): pull --adopt TABLE, then deliver those files again. Keys this
+node pushed and has since deleted (dogana collect) are tombstoned, signed with the node's key.
+[sync] settings come from DIR/store.toml or --config.";
+
+const PULL_EXAMPLES: &str = "\
+Examples:
+  dogana pull --store file:///data/lake --from s3://bucket/lake
+  dogana pull --store file:///srv/cold --from s3://bucket/lake --lazy
+  dogana pull --store file:///data/lake --from s3://bucket/lake --adopt orders
+
+Downloads every listed object that differs here, each checked against its SHA-256, then writes
+each table's pointer, once all its objects are home (pointer-last). --lazy leaves the Parquet
+parts in the bucket: the first read fetches each one (30 s deadline), and the part cache keeps
+at most part_cache_bytes of them. A refused pull keeps what it verified; run it again.";
+
 const DUCKDB_SQL_EXAMPLES: &str = "\
 Examples:
   dogana duckdb-sql --store file:///data/lake orders > orders.sql
@@ -337,6 +361,18 @@ pub enum Command {
         override_usage = "dogana replicate --from URL --to DIR [TABLE...] [--adopt]"
     )]
     Replicate(ReplicateArgs),
+    /// Push a local lake store's tables to a shared bucket (one publication chain per table)
+    #[command(
+        after_help = PUSH_EXAMPLES,
+        override_usage = "dogana push --store DIR --to BUCKET_URL [--config FILE] [--json]"
+    )]
+    Push(PushArgs),
+    /// Pull a bucket's tables into a local lake store, whole or lazily
+    #[command(
+        after_help = PULL_EXAMPLES,
+        override_usage = "dogana pull --store DIR --from BUCKET_URL [--lazy] [--tables T...] [--adopt T]... [--config FILE] [--json]"
+    )]
+    Pull(PullArgs),
     /// Print the DuckDB SQL that reads a lake table's current snapshot and its regions
     #[command(
         name = "duckdb-sql",
@@ -604,6 +640,50 @@ pub struct DuckdbSqlArgs {
     pub table: String,
     /// An error as one JSON object on standard error (code, kind, message, field, value); the
     /// output itself is unchanged
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// The local lake store: file:///dir or a directory
+    #[arg(long, value_name = "DIR")]
+    pub store: PathBuf,
+    /// The bucket: s3://bucket/prefix, gs://, az://, or file:///dir
+    #[arg(long, value_name = "BUCKET_URL")]
+    pub to: String,
+    /// The store configuration file whose [sync] section to use [default: DIR/store.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PullArgs {
+    /// The local lake store: file:///dir or a directory (an empty one is made a store)
+    #[arg(long, value_name = "DIR")]
+    pub store: PathBuf,
+    /// The bucket: s3://bucket/prefix, gs://, az://, or file:///dir
+    #[arg(long, value_name = "BUCKET_URL")]
+    pub from: String,
+    /// Leave Parquet parts in the bucket; the first read fetches each
+    #[arg(long)]
+    pub lazy: bool,
+    /// Pull only these tables [default: every table the bucket lists]
+    #[arg(long, value_name = "TABLE", num_args = 1..)]
+    pub tables: Vec<String>,
+    /// Replace this table's local head, off the bucket's chain, by the bucket's; its local
+    /// objects are moved under DIR/.sync/fenced/, not deleted
+    #[arg(long, value_name = "TABLE")]
+    pub adopt: Vec<String>,
+    /// The store configuration file whose [sync] section to use [default: DIR/store.toml]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the result as JSON on standard output; an error as one JSON object on standard
+    /// error
     #[arg(long)]
     pub json: bool,
 }

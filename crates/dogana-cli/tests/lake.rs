@@ -395,3 +395,92 @@ fn duckdb_sql_without_the_lake_feature_says_how_to_get_it() {
         "{line}"
     );
 }
+
+#[cfg(feature = "lake")]
+#[test]
+fn push_then_a_lazy_pull_reads_every_receipt_and_the_duckdb_views() {
+    // rule: store.push.manifest-commit, store.pull.lazy-parts, read.cache.lazy-hydration
+    let work = Work::new();
+    let store = format!("file://{}", work.path("lake").display());
+    let bucket = format!("file://{}", work.path("bucket").display());
+    let cold = format!("file://{}", work.path("cold").display());
+    deliveries(&work, &store, 2);
+    let out = work
+        .dogana(["push", "--store", &store, "--to", &bucket, "--json"])
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["advanced"], serde_json::json!(["orders"]));
+    assert_eq!(doc["generation"], 1);
+    let out = work
+        .dogana(["pull", "--store", &cold, "--from", &bucket, "--lazy"])
+        .assert()
+        .success();
+    let line = text(&out.get_output().stdout);
+    assert!(line.contains("3 parts left in the bucket"), "{line}");
+    assert!(!work.path("cold/tables/orders/parts").exists());
+    let receipts = |s: &str| {
+        work.dogana(["receipts", "--store", s, "orders", "--json"])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    assert_eq!(receipts(&cold), receipts(&store));
+    work.dogana(["verify", "--store", &cold]).assert().success();
+    // the DuckDB views name files: their parts come home first
+    work.dogana(["duckdb-sql", "--store", &cold, "orders"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_dir(work.path("cold/tables/orders/parts"))
+            .unwrap()
+            .count(),
+        3
+    );
+    // nothing new: the push lists nothing and commits no generation
+    let out = work
+        .dogana(["push", "--store", &store, "--to", &bucket, "--json"])
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        (doc["uploaded"].clone(), doc["generation"].clone()),
+        (0.into(), 1.into())
+    );
+}
+
+#[cfg(feature = "lake")]
+#[test]
+fn a_sync_setting_of_0_is_refused_naming_the_key_before_anything() {
+    // rule: store.merge.retries
+    let work = Work::new();
+    let store = format!("file://{}", work.path("lake").display());
+    let bucket = work.path("bucket");
+    deliveries(&work, &store, 0);
+    work.write("sync.toml", "[sync]\npush_retries = 0\n");
+    let out = work
+        .dogana([
+            "push",
+            "--store",
+            &store,
+            "--to",
+            &format!("file://{}", bucket.display()),
+            "--config",
+            &work.path("sync.toml").display().to_string(),
+        ])
+        .assert()
+        .code(1);
+    let err = text(&out.get_output().stderr);
+    assert!(err.contains("sync.push_retries"), "{err}");
+    assert!(!bucket.exists(), "nothing written");
+}
+
+#[cfg(not(feature = "lake"))]
+#[test]
+fn push_and_pull_without_the_lake_say_how_to_get_it() {
+    let work = Work::new();
+    let line = refused(&work, ["push", "--store", "x", "--to", "file:///b"]);
+    assert!(line.contains("--features lake"), "{line}");
+    let line = refused(&work, ["pull", "--store", "x", "--from", "file:///b"]);
+    assert!(line.contains("--features lake"), "{line}");
+}

@@ -408,7 +408,7 @@ impl fmt::Display for LakeError {
                 cache,
             } => write!(
                 f,
-                "FoldInputsExceedCache: folding {table} reads {inputs} bytes of parts and the part cache holds {cache} (part_cache_bytes; store.fold.cached-inputs); nothing was published"
+                "FoldInputsExceedCache: {table}: the parts a fold (or a reader of their files) needs at once are {inputs} bytes, and the part cache holds {cache} (part_cache_bytes; store.fold.cached-inputs); raise part_cache_bytes in store.toml; nothing was published"
             ),
             LakeError::Root(m) => write!(f, "store root: {m}"),
             LakeError::Object(e) => write!(f, "object store: {e}"),

@@ -224,6 +224,25 @@ mod imp {
         let lake = open(&a.store, &root, false, &LakeOptions::default())?;
         let names = tables(&lake, &a.store, Some(a.table))?;
         let table = names.first().cloned().unwrap_or_default();
+        // a lazily pulled store brings the head's parts home first: DuckDB reads their files
+        // (read.cache.lazy-hydration)
+        if lake.root().part_source().is_some() {
+            if let Some(head) = lake
+                .head(&table)
+                .map_err(|e| failed(&format!("reading {table:?}"), &a.store, &e))?
+            {
+                let parts: Vec<(String, u64)> = lake
+                    .snapshot(&head)
+                    .map_err(|e| failed(&format!("reading {table:?}"), &a.store, &e))?
+                    .parts
+                    .iter()
+                    .map(|p| (p.path.clone(), p.bytes))
+                    .collect();
+                lake.root().hydrate(&table, &parts).map_err(|e| {
+                    Refusal::new(e.code(), format!("bringing {table:?}'s parts home: {e}"))
+                })?;
+            }
+        }
         let sql = dogana_lake::sql::current_snapshot_sql(&lake, &table)
             .map_err(|e| failed(&format!("reading {table:?}"), &a.store, &e))?;
         match sql {
@@ -328,7 +347,7 @@ mod imp {
 }
 
 #[cfg(not(feature = "lake"))]
-fn no_lake(verb: &str) -> Result<()> {
+pub(crate) fn no_lake(verb: &str) -> Result<()> {
     refuse!(codes::BACKEND_NOT_BUILT, "dogana {verb} needs the lake store, which this build does not have; build dogana with cargo build -p dogana-cli --features lake"
     )
 }

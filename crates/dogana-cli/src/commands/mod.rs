@@ -30,6 +30,7 @@ pub mod receiver;
 pub mod serve;
 pub mod show;
 pub mod sla;
+pub mod sync;
 
 use crate::cli::{Cli, Command};
 use crate::refusal::Result;
@@ -59,6 +60,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Collect(a) => lake::collect(a),
         Command::Replicate(a) => lake::replicate(a),
         Command::DuckdbSql(a) => lake::duckdb_sql(a),
+        Command::Push(a) => sync::push(a),
+        Command::Pull(a) => sync::pull(a),
         Command::Contract(a) => contract::run(a),
         Command::Sla(a) => sla::run(a),
         Command::Serve(a) => serve::serve(a),

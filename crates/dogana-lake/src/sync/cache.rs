@@ -40,6 +40,10 @@ pub const MISS_WAIT: Duration = Duration::from_secs(30);
 pub struct Source {
     /// The bucket the parts come from.
     pub bucket: String,
+    /// The part cache's bound the pull was configured with (the store's `store.toml`, when
+    /// it has one, takes precedence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_cache_bytes: Option<u64>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -92,7 +96,13 @@ impl PartSource {
         Ok(Some(PartSource {
             dir: dir.to_owned(),
             bucket_url: source.bucket,
-            limit: SyncConfig::of_store(dir)?.part_cache_bytes,
+            limit: if dir.join(super::config::STORE_TOML).exists() {
+                SyncConfig::of_store(dir)?.part_cache_bytes
+            } else {
+                source
+                    .part_cache_bytes
+                    .unwrap_or(SyncConfig::default().part_cache_bytes)
+            },
             bucket: Mutex::new(None),
             entries: Mutex::new(None),
             index: Mutex::new(index),

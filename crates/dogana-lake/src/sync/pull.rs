@@ -25,6 +25,8 @@ pub struct PullOptions {
     pub lazy: bool,
     /// Only these tables (empty: every table the bucket lists).
     pub tables: Vec<String>,
+    /// The part cache's bound to record for a lazy store (None: the default).
+    pub part_cache_bytes: Option<u64>,
     /// Tables whose local head is off the bucket's chain to replace by the bucket's head,
     /// moving their local-only objects under `.sync/fenced/` (kept, not deleted).
     pub adopt: Vec<String>,
@@ -412,7 +414,8 @@ pub fn pull(
     node.write_held(&held)?;
     if lazy {
         let source = Source {
-            bucket: bucket.url().to_owned(),
+            bucket: bucket_url.to_owned(),
+            part_cache_bytes: opts.part_cache_bytes,
         };
         write_atomic(
             &dir.join(SOURCE_JSON),

@@ -354,6 +354,18 @@ pub fn push(
             config,
             &now,
         );
+        if version.is_some()
+            && next.entries == remote.entries
+            && next.tombstones == remote.tombstones
+            && next.collected == remote.collected
+            && next.keys == remote.keys
+        {
+            // nothing to list, tombstone or register: no new generation
+            committed = Some(remote);
+            tombstoned = dead;
+            warnings = warns;
+            return Ok((true, read_generation));
+        }
         next.generation = remote.generation + 1;
         next.committed_by = node.id.clone();
         next.committed_at = now.clone();
