@@ -400,6 +400,14 @@ fn sync_settings_take_the_records_defaults_and_refuse_zero_naming_the_key() {
         (5, 64, 8 << 30, false)
     );
     assert_eq!(d.tombstone_ttl.as_secs(), 7 * 86_400);
+    assert_eq!(d.lease_ttl.as_secs(), 60);
+    assert_eq!(
+        SyncConfig::parse("[sync]\nlease_ttl = \"300ms\"\n")
+            .unwrap()
+            .lease_ttl
+            .as_millis(),
+        300
+    );
     for key in [
         "push_retries",
         "retain_generations",
@@ -808,61 +816,48 @@ fn a_fold_on_a_lazy_store_whose_inputs_exceed_the_cache_publishes_nothing() {
     assert_ne!(lake.head("orders").unwrap(), head);
 }
 
-#[test]
-fn four_nodes_push_concurrently_into_one_bucket_and_nothing_is_lost() {
-    // rule: store.push.manifest-commit, store.merge.scoped-union
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    let rounds: usize = std::env::var("DOGANA_SYNC_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(6);
+/// A full delivery of the base rows into `table` at `at`.
+fn full_job(fx: &Fx, table: &str, name: &str, at: &str) -> dogana_receiver::conformance::Job {
+    let rows = base();
+    let contract = dogana_receiver::conformance::orders_named(table, "id", "order_date");
+    fx.job(
+        name,
+        dogana_receiver::conformance::orders_csv(&rows),
+        &contract,
+        |c, h| {
+            c.manifest("full", dogana_receiver::conformance::ts(at))
+                .rows(3)
+                .content_hash(h)
+                .build()
+                .unwrap()
+        },
+    )
+}
+
+/// 4 nodes, each with its own local store, delivering into their own table and pushing
+/// concurrently for `rounds` rounds into the bucket at `b_url`; then every object each node
+/// pushed is listed, no receipt is lost, a fresh pull verifies, and a node's stale copy of
+/// another's table is fenced at push.
+fn four_nodes(b_url: &str, rounds: usize) {
     // one store: node 0 makes it and pushes first, the others boot from the bucket
     let mut first = Fx::new("sync-four-0");
     first.accept(&first.full("a.csv", T1, &base()));
-    push(&url(&first), &b_url, &cfg()).unwrap();
+    push(&url(&first), b_url, &cfg()).unwrap();
     let dirs: Vec<tempfile::TempDir> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
     for d in &dirs {
-        pull(&dir_url(d.path()), &b_url, &PullOptions::default()).unwrap();
+        pull(&dir_url(d.path()), b_url, &PullOptions::default()).unwrap();
     }
     let handles: Vec<_> = (0..4)
         .map(|n| {
-            let b_url = b_url.clone();
+            let b_url = b_url.to_owned();
             let dir = dirs[n].path().to_owned();
             std::thread::spawn(move || {
                 let mut fx = node_at(&dir, &format!("sync-four-{n}"));
                 let table = format!("t{n}");
-                let c = dogana_receiver::conformance::orders_named(&table, "id", "order_date");
-                let rows = base();
-                let job = fx.job(
-                    "a.csv",
-                    dogana_receiver::conformance::orders_csv(&rows),
-                    &c,
-                    |c, h| {
-                        c.manifest("full", dogana_receiver::conformance::ts(T1))
-                            .rows(3)
-                            .content_hash(h)
-                            .build()
-                            .unwrap()
-                    },
-                );
-                fx.accept(&job);
-                let mut pushed = 0;
+                let mut uploaded = Vec::new();
                 for i in 0..rounds {
-                    let at = format!("2026-10-{:02}T06:00:00Z", 11 + i);
-                    let job = fx.job(
-                        &format!("f{i}.csv"),
-                        dogana_receiver::conformance::orders_csv(&rows),
-                        &c,
-                        |c, h| {
-                            c.manifest("full", dogana_receiver::conformance::ts(&at))
-                                .rows(3)
-                                .content_hash(h)
-                                .build()
-                                .unwrap()
-                        },
-                    );
-                    fx.accept(&job);
+                    let at = format!("2026-10-11T{:02}:{:02}:00Z", 6 + i / 60, i % 60);
+                    fx.accept(&full_job(&fx, &table, &format!("f{i}.csv"), &at));
                     let r = push(
                         &url(&fx),
                         &b_url,
@@ -873,25 +868,88 @@ fn four_nodes_push_concurrently_into_one_bucket_and_nothing_is_lost() {
                     )
                     .unwrap();
                     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
-                    pushed += r.uploaded.len();
+                    assert!(r.advanced.contains(&table), "{r:?}");
+                    uploaded.extend(r.uploaded);
                 }
                 let receipts = fx.state(&table).receipts;
-                (table, receipts, pushed)
+                (table, receipts, uploaded)
             })
         })
         .collect();
     let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    check_bucket(&b_url);
+    check_bucket(b_url);
+    let m = manifest_of(b_url);
     let c = tempfile::tempdir().unwrap();
-    pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap();
+    pull(&dir_url(c.path()), b_url, &PullOptions::default()).unwrap();
     let mut rc = reader(c.path(), "sync-four-c");
-    for (table, receipts, pushed) in results {
-        assert!(pushed > 0);
+    for (table, receipts, uploaded) in &results {
+        assert_eq!(receipts.len(), rounds, "{table}");
+        for k in uploaded {
+            assert!(m.entries.contains_key(k), "{k}, pushed, is listed");
+        }
         assert_eq!(
-            rc.state(&table).receipts,
+            &rc.state(table).receipts,
             receipts,
             "no receipt of {table} lost"
         );
-        rc.verify(&table);
+        rc.verify(table);
+    }
+    // node 0 delivers into t1 on its stale copy: its push leaves t1 local and says so
+    let mut zero = node_at(dirs[0].path(), "sync-four-stale");
+    zero.accept(&full_job(&zero, "t1", "stale.csv", "2026-10-30T06:00:00Z"));
+    let r = push(&url(&zero), b_url, &cfg()).unwrap();
+    assert!(
+        matches!(&r.warnings[..], [SyncWarning::PointerFenced { table, .. }] if table == "t1"),
+        "{:?}",
+        r.warnings
+    );
+    assert_eq!(
+        rc.state("t1").receipts,
+        results[1].1,
+        "the bucket's t1 is node 1's"
+    );
+}
+
+#[test]
+fn four_nodes_push_concurrently_into_one_bucket_and_nothing_is_lost() {
+    // rule: store.push.manifest-commit, store.merge.scoped-union, store.push.pointer-fenced
+    let bucket = tempfile::tempdir().unwrap();
+    let rounds = std::env::var("DOGANA_SYNC_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
+    four_nodes(&dir_url(bucket.path()), rounds);
+}
+
+/// The same on the servers scripts/test-lake.sh starts (moto's S3, Azurite), 50 rounds.
+#[cfg(feature = "servers")]
+mod servers {
+    use super::*;
+
+    fn rounds() -> usize {
+        std::env::var("DOGANA_SYNC_ROUNDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(50)
+    }
+
+    #[test]
+    fn four_nodes_on_s3() {
+        // rule: store.push.manifest-commit, store.merge.scoped-union
+        let dir = tempfile::tempdir().unwrap();
+        four_nodes(
+            &dogana_lake::cloud_url("DOGANA_LAKE_S3_URL", dir.path()).unwrap(),
+            rounds(),
+        );
+    }
+
+    #[test]
+    fn four_nodes_on_azure() {
+        // rule: store.push.manifest-commit, store.merge.scoped-union
+        let dir = tempfile::tempdir().unwrap();
+        four_nodes(
+            &dogana_lake::cloud_url("DOGANA_LAKE_AZ_URL", dir.path()).unwrap(),
+            rounds(),
+        );
     }
 }

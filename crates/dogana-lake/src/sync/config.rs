@@ -28,6 +28,10 @@ pub struct SyncConfig {
     /// How long a tombstone stays in the bucket manifest after the deletion it records
     /// (`store.merge.collected`; default 7 days, at least 1 second).
     pub tombstone_ttl: Duration,
+    /// How long a push's lease on a bucket table lasts unrenewed (renewed every third of it
+    /// while the push uploads; a push that dies holds the table this long at most). Default
+    /// 60 s, as a delivery's lease.
+    pub lease_ttl: Duration,
 }
 
 impl Default for SyncConfig {
@@ -38,6 +42,7 @@ impl Default for SyncConfig {
             part_cache_bytes: 8 << 30,
             lazy_parts: false,
             tombstone_ttl: Duration::from_secs(7 * 86_400),
+            lease_ttl: Duration::from_secs(60),
         }
     }
 }
@@ -119,7 +124,7 @@ fn bytes(field: &'static str, v: &toml::Value) -> Result<u64, LakeError> {
     }
 }
 
-/// A duration: whole seconds, or a string `Ns`, `Nm`, `Nh`, `Nd`.
+/// A duration: whole seconds, or a string `Nms`, `Ns`, `Nm`, `Nh`, `Nd`.
 fn duration(field: &'static str, v: &toml::Value) -> Result<Duration, LakeError> {
     if v.is_integer() {
         return positive(field, v).map(Duration::from_secs);
@@ -130,11 +135,12 @@ fn duration(field: &'static str, v: &toml::Value) -> Result<Duration, LakeError>
     let s = s.trim();
     let (digits, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
     let scale: u64 = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3_600,
-        "d" => 86_400,
-        _ => return Err(invalid(field, v, "the unit is one of s, m, h, d")),
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return Err(invalid(field, v, "the unit is one of ms, s, m, h, d")),
     };
     match digits
         .parse::<u64>()
@@ -144,9 +150,9 @@ fn duration(field: &'static str, v: &toml::Value) -> Result<Duration, LakeError>
         Some(0) => Err(invalid(
             field,
             v,
-            "must be at least 1 second (the record forbids 0)",
+            "must be more than 0 (the record forbids 0)",
         )),
-        Some(n) => Ok(Duration::from_secs(n)),
+        Some(n) => Ok(Duration::from_millis(n)),
         None => Err(invalid(field, v, "must be a duration: 604800 or \"7d\"")),
     }
 }
@@ -201,11 +207,12 @@ impl SyncConfig {
                             .ok_or_else(|| invalid("sync.lazy_parts", v, "must be true or false"))?
                     }
                     "tombstone_ttl" => c.tombstone_ttl = duration("sync.tombstone_ttl", v)?,
+                    "lease_ttl" => c.lease_ttl = duration("sync.lease_ttl", v)?,
                     other => {
                         return Err(invalid(
                             "sync",
                             &toml::Value::String(other.to_owned()),
-                            "unknown key; [sync] takes push_retries, retain_generations, part_cache_bytes, lazy_parts, tombstone_ttl",
+                            "unknown key; [sync] takes push_retries, retain_generations, part_cache_bytes, lazy_parts, tombstone_ttl, lease_ttl",
                         ))
                     }
                 }

@@ -17,6 +17,19 @@ use crate::layout::{self, SnapshotManifest};
 use crate::objects::{Root, Version};
 use crate::{Lake, LakeError, STORE_ID};
 
+/// What a push does with one table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decision {
+    /// The bucket head is the local head.
+    Unchanged,
+    /// The local chain reaches the bucket head (or the bucket has none): publish ours.
+    Advance,
+    /// The bucket's chain passed the local head.
+    Behind,
+    /// Neither chain reaches the other's head (`store.push.pointer-fenced`).
+    Fenced,
+}
+
 /// What a push did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PushReport {
@@ -152,7 +165,15 @@ pub fn push(
     bind_bucket(&bucket, &local, &store_id)?;
     let node = Node::of(&dir)?;
     let local_lake = Lake::open_root(local.clone(), options(), false).map_err(store_error)?;
-    let mut bucket_lake = Lake::open_root(bucket.clone(), options(), true).map_err(store_error)?;
+    let mut bucket_lake = Lake::open_root(
+        bucket.clone(),
+        crate::LakeOptions {
+            lease_ttl: config.lease_ttl,
+            ..options()
+        },
+        true,
+    )
+    .map_err(store_error)?;
     let mut report = PushReport {
         node: node.id.clone(),
         ..PushReport::default()
@@ -227,95 +248,118 @@ pub fn push(
         else {
             continue;
         };
-        let (bucket_head, bucket_receipts) = match bucket_lake.sync_lease(&table) {
-            Ok(h) => h,
-            Err(e) => match store_error(e) {
-                e @ LakeError::LeaseHeld { .. } => {
-                    report.warnings.push(SyncWarning::TableHeld {
-                        table: table.clone(),
-                        reason: e.to_string(),
-                    });
-                    continue;
-                }
-                e => return Err(e),
-            },
+        let decide = |bucket_head: &Option<String>| -> Result<Decision, LakeError> {
+            Ok(match bucket_head {
+                Some(b) if *b == local_head => Decision::Unchanged,
+                None => Decision::Advance,
+                Some(b) if chain_reaches(&local, Some(&local_head), b)? => Decision::Advance,
+                // the local head is listed, so it is on the bucket's chain, which moved past it
+                Some(_) if listed(&local_head).is_some() => Decision::Behind,
+                Some(_) => Decision::Fenced,
+            })
         };
-        let result = (|| -> Result<bool, LakeError> {
-            // a table this push does not move keeps its bucket head whole: no tombstone names it
-            let mut keep_head = || -> Result<(), LakeError> {
-                if let Some(b) = &bucket_head {
-                    protected.insert(b.clone());
-                    if let Some(bytes) = bucket.get(b)? {
-                        if let Ok(s) = serde_json::from_slice::<SnapshotManifest>(&bytes) {
-                            protected.extend(s.parts.iter().map(|p| p.path.clone()));
+        // decided first without the lease (most tables of a push are in step or behind),
+        // and again under it for a table to advance
+        let mut bucket_head = bucket_lake
+            .current(&table)
+            .map_err(store_error)?
+            .and_then(|(h, _)| h);
+        let mut decision = decide(&bucket_head)?;
+        let mut leased = false;
+        let mut bucket_receipts = 0;
+        if decision == Decision::Advance {
+            match bucket_lake.sync_lease(&table) {
+                Ok((head, receipts)) => {
+                    leased = true;
+                    bucket_receipts = receipts;
+                    if head != bucket_head {
+                        bucket_head = head;
+                        decision = decide(&bucket_head)?;
+                    }
+                }
+                Err(e) => match store_error(e) {
+                    e @ LakeError::LeaseHeld { .. } => {
+                        report.warnings.push(SyncWarning::TableHeld {
+                            table: table.clone(),
+                            reason: e.to_string(),
+                        });
+                        continue;
+                    }
+                    e => return Err(e),
+                },
+            }
+        }
+        let result = (|| -> Result<(), LakeError> {
+            match decision {
+                Decision::Behind | Decision::Fenced => {
+                    // a table this push does not move keeps its bucket head whole: no
+                    // tombstone names it
+                    if let Some(b) = &bucket_head {
+                        protected.insert(b.clone());
+                        if let Some(bytes) = bucket.get(b)? {
+                            if let Ok(s) = serde_json::from_slice::<SnapshotManifest>(&bytes) {
+                                protected.extend(s.parts.iter().map(|p| p.path.clone()));
+                            }
                         }
                     }
-                }
-                Ok(())
-            };
-            let extends = match &bucket_head {
-                None => true,
-                Some(b) => chain_reaches(&local, Some(&local_head), b)?,
-            };
-            if !extends
-                && bucket_head
-                    .as_ref()
-                    .is_some_and(|b| chain_reaches(&bucket, Some(b), &local_head).unwrap_or(false))
-            {
-                // behind the bucket: nothing of ours is new there (a pull brings it up)
-                keep_head()?;
-                report.behind.push(table.clone());
-                return Ok(false);
-            }
-            if !extends {
-                keep_head()?;
-                report.warnings.push(SyncWarning::PointerFenced {
-                    table: table.clone(),
-                    local: local_head.clone(),
-                    bucket: bucket_head.clone().unwrap_or_default(),
-                });
-                return Ok(false);
-            }
-            let objects = published_objects(&local, &local_lake, &table)?;
-            if bucket_head.as_deref() != Some(local_head.as_str()) {
-                // receipts a crashed push left past the bucket head would shadow ours
-                let prefix = layout::receipts_prefix(&table);
-                for k in bucket.list(&prefix)? {
-                    let seq = k[prefix.len()..]
-                        .split('/')
-                        .next()
-                        .and_then(|s| s.parse::<u64>().ok());
-                    if seq.is_some_and(|s| s > bucket_receipts) && listed(&k).is_none() {
-                        bucket.delete(&k)?;
+                    if decision == Decision::Fenced {
+                        report.warnings.push(SyncWarning::PointerFenced {
+                            table: table.clone(),
+                            local: local_head.clone(),
+                            bucket: bucket_head.clone().unwrap_or_default(),
+                        });
+                    } else {
+                        report.behind.push(table.clone());
                     }
                 }
-            }
-            for key in &objects {
-                if let Some(d) = upload(key, &mut digests, &mut report)? {
-                    local_entries.insert(key.clone(), d);
+                Decision::Unchanged | Decision::Advance => {
+                    let objects = published_objects(&local, &local_lake, &table)?;
+                    if decision == Decision::Advance {
+                        // receipts a crashed push left past the bucket head would shadow ours
+                        // (of several at one seq, the highest fence is published)
+                        let ours = local_lake
+                            .snapshot(&local_head)
+                            .map_err(store_error)?
+                            .receipts;
+                        for seq in bucket_receipts + 1..=ours {
+                            for k in bucket.list(&layout::receipt_seq_prefix(&table, seq))? {
+                                if listed(&k).is_none() {
+                                    bucket.delete(&k)?;
+                                }
+                            }
+                        }
+                    }
+                    // an object of a head already published is listed again if a push
+                    // stopped between its pointer and its manifest
+                    for key in &objects {
+                        if let Some(d) = upload(key, &mut digests, &mut report)? {
+                            local_entries.insert(key.clone(), d);
+                        }
+                    }
+                    protected.extend(objects.iter().cloned());
                 }
             }
-            protected.extend(objects.iter().cloned());
-            Ok(bucket_head.as_deref() != Some(local_head.as_str()))
+            Ok(())
         })();
-        match result {
-            Ok(true) => {
+        match (result, decision) {
+            (Ok(()), Decision::Advance) => {
                 bucket_lake
                     .sync_publish(&table, &local_head, local_fence)
                     .map_err(store_error)?;
                 report.advanced.push(table);
             }
-            Ok(false) => {
-                let fenced = report.warnings.iter().any(
-                    |w| matches!(w, SyncWarning::PointerFenced { table: t, .. } if *t == table),
-                );
-                bucket_lake.sync_release();
-                if !fenced && !report.behind.contains(&table) {
+            (Ok(()), other) => {
+                if leased {
+                    bucket_lake.sync_release();
+                }
+                if other == Decision::Unchanged {
                     report.unchanged.push(table);
                 }
             }
-            Err(e) => {
-                bucket_lake.sync_release();
+            (Err(e), _) => {
+                if leased {
+                    bucket_lake.sync_release();
+                }
                 digests.save()?;
                 return Err(e);
             }
