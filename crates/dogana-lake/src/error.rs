@@ -237,6 +237,14 @@ pub enum LakeError {
         /// The last failure.
         reason: String,
     },
+    /// A store listing objects a lazy pull left in the bucket, opened with no bucket to fetch
+    /// them from (`store.pull.folded-runs-unreachable`).
+    SyncFoldedRunsUnfetched {
+        /// The table.
+        table: String,
+        /// The object.
+        key: String,
+    },
     /// A fold of a lazy store whose input parts exceed the part cache
     /// (`store.fold.cached-inputs`). Nothing was published.
     FoldInputsExceedCache {
@@ -402,6 +410,10 @@ impl fmt::Display for LakeError {
                 f,
                 "ReadPartUnavailable: part {part} could not be fetched within 30 s (read.cache.miss-wait): {reason}"
             ),
+            LakeError::SyncFoldedRunsUnfetched { table, key } => write!(
+                f,
+                "SyncFoldedRunsUnfetched: table {table}: {key} was left in the bucket by a lazy pull and this store names no bucket to fetch it from (.sync/source.json); pull again"
+            ),
             LakeError::FoldInputsExceedCache {
                 table,
                 inputs,
@@ -483,6 +495,7 @@ impl LakeError {
             | LakeError::SyncManifestInvalid { .. }
             | LakeError::SyncDigestMismatch { .. }
             | LakeError::SyncKeyConflict { .. }
+            | LakeError::SyncFoldedRunsUnfetched { .. }
             | LakeError::FoldInputsExceedCache { .. } => codes::SYNC_REFUSED,
             LakeError::SyncManifestRebaseExhausted { .. }
             | LakeError::SyncPullUnconverged { .. } => codes::SYNC_CONTENDED,

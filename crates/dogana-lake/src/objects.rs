@@ -269,7 +269,9 @@ impl Root {
             }
         })?;
         match (&self.lazy, got) {
-            (Some(lazy), None) if crate::sync::is_data_part(key) => lazy.fetch(key),
+            (Some(lazy), None) if crate::sync::is_data_part(key) || lazy.is_skipped(key) => {
+                lazy.fetch(key)
+            }
             (Some(lazy), Some(b)) => {
                 lazy.touch(key);
                 Ok(Some(b))
@@ -304,7 +306,7 @@ impl Root {
             if self.size(k)?.is_none() && lazy.fetch(k)?.is_none() {
                 return Err(LakeError::Root(format!(
                     "part {k} is neither here nor listed in the bucket {}",
-                    lazy.bucket()
+                    lazy.bucket().unwrap_or("(none named)")
                 )));
             }
         }
@@ -366,6 +368,12 @@ impl Root {
                 e => Err(e),
             })?;
         let mut keys: Vec<String> = metas.iter().map(|m| self.key_of(&m.location)).collect();
+        if let Some(lazy) = &self.lazy {
+            // what a lazy pull left in the bucket is listed as the store's own
+            keys.extend(lazy.skipped_under(prefix));
+            keys.sort();
+            keys.dedup();
+        }
         keys.sort();
         Ok(keys)
     }

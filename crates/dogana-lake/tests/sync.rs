@@ -10,6 +10,7 @@ use dogana_lake::sync::{
     commit_rounds, pull, push, PullOptions, SyncConfig, SyncWarning, HELD, PUSH_LOCK,
 };
 use dogana_lake::{Lake, LakeError, LakeOptions};
+use dogana_receiver::conformance::Receiver as _;
 use dogana_receiver::conformance::{Fixture, Order};
 use dogana_receiver::{Open, Store};
 
@@ -951,5 +952,126 @@ mod servers {
             &dogana_lake::cloud_url("DOGANA_LAKE_AZ_URL", dir.path()).unwrap(),
             rounds(),
         );
+    }
+}
+
+#[test]
+fn a_lazy_pull_leaves_receipts_and_husks_in_the_bucket_until_a_reader_lists_them() {
+    // rule: store.pull.lazy-folded-runs, store.pull.husks-skipped, store.pull.lazy-ready
+    let mut a = Fx::new("sync-husks");
+    a.accept(&a.full("a.csv", T1, &base()));
+    a.accept(&a.full("b.csv", T2, &base()));
+    a.accept(&a.full("c.csv", T3, &base()));
+    a.r.backend_mut().collect("orders", 1).unwrap();
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let m = manifest_of(&b_url);
+    let husks: Vec<String> = m
+        .entries
+        .keys()
+        .filter_map(|k| {
+            k.strip_suffix(".collected.json")
+                .map(|s| format!("{s}.json"))
+        })
+        .collect();
+    assert_eq!(husks.len(), 2, "two collected snapshots");
+    let receipts: Vec<&String> = m
+        .entries
+        .keys()
+        .filter(|k| k.contains("/receipts/seq/"))
+        .collect();
+    assert_eq!(receipts.len(), 3);
+    let c = tempfile::tempdir().unwrap();
+    let p = pull(
+        &dir_url(c.path()),
+        &b_url,
+        &PullOptions {
+            lazy: true,
+            ..PullOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(p.skipped_runs, 5, "3 receipts and 2 husks");
+    let skipped: Vec<String> =
+        serde_json::from_slice(&std::fs::read(c.path().join(".skipped-runs.json")).unwrap())
+            .unwrap();
+    for k in husks.iter().chain(receipts.iter().copied()) {
+        assert!(skipped.contains(k), "{k} listed as skipped");
+        assert!(!c.path().join(k).exists(), "{k} left in the bucket");
+    }
+    // every other in-scope object but the data parts is home
+    for k in m.entries.keys() {
+        if !k.ends_with(".parquet") && !skipped.contains(k) {
+            assert!(c.path().join(k).exists(), "{k} is home");
+        }
+    }
+    // an unbounded read (rows and ledger) fetches none of them
+    let mut rc = reader(c.path(), "sync-husks-c");
+    let (rows, ledger) = rc.r.read("orders").unwrap();
+    assert_eq!((rows, ledger), a.r.read("orders").unwrap());
+    for k in &skipped {
+        assert!(
+            !c.path().join(k).exists(),
+            "{k} not fetched by a read of the head"
+        );
+    }
+    // listing the table's receipts fetches them, each verified
+    assert_eq!(rc.state("orders").receipts, a.state("orders").receipts);
+    for k in &receipts {
+        assert!(c.path().join(k).exists());
+    }
+}
+
+#[test]
+fn a_chain_walk_fetches_husks_and_a_store_without_its_bucket_names_what_it_lacks() {
+    // rule: store.pull.husks-fetched, store.pull.folded-runs-fetched, store.pull.folded-runs-unreachable
+    let mut a = Fx::new("sync-husks-walk");
+    a.accept(&a.full("a.csv", T1, &base()));
+    a.accept(&a.full("b.csv", T2, &base()));
+    a.accept(&a.full("c.csv", T3, &base()));
+    a.r.backend_mut().collect("orders", 1).unwrap();
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let c = tempfile::tempdir().unwrap();
+    pull(
+        &dir_url(c.path()),
+        &b_url,
+        &PullOptions {
+            lazy: true,
+            ..PullOptions::default()
+        },
+    )
+    .unwrap();
+    let skipped: Vec<String> =
+        serde_json::from_slice(&std::fs::read(c.path().join(".skipped-runs.json")).unwrap())
+            .unwrap();
+    let husk = skipped
+        .iter()
+        .find(|k| k.contains("/snapshots/"))
+        .unwrap()
+        .clone();
+    // a walk of the whole chain (a push from the lazy node reads every snapshot) brings the
+    // husks home as it reaches them
+    let lake = Lake::open(c.path(), &LakeOptions::default(), false).unwrap();
+    let mut at = lake.head("orders").unwrap();
+    let mut walked = 0;
+    while let Some(k) = at {
+        at = lake.snapshot(&k).unwrap().parent;
+        walked += 1;
+    }
+    assert_eq!(walked, 3);
+    assert!(c.path().join(&husk).exists(), "{husk} fetched by the walk");
+    // without its bucket, a store listing skipped receipts names the table and the object
+    std::fs::remove_file(c.path().join(".sync/source.json")).unwrap();
+    let mut rc = reader(c.path(), "sync-husks-nosource");
+    let e = rc.r.receipts("orders").unwrap_err();
+    match LakeError::of(&e) {
+        Some(LakeError::SyncFoldedRunsUnfetched { table, key }) => {
+            assert_eq!(table, "orders");
+            assert!(key.contains("/receipts/seq/"), "{key}");
+        }
+        other => panic!("{other:?}: {e}"),
     }
 }

@@ -32,6 +32,9 @@ use crate::LakeError;
 pub const SOURCE_JSON: &str = ".sync/source.json";
 /// The part cache's index.
 pub const CACHE_JSON: &str = ".sync/cache.json";
+/// The receipts and collected snapshot manifests a lazy pull left in the bucket
+/// (`store.pull.lazy-folded-runs`, `store.pull.husks-skipped`).
+pub const SKIPPED_JSON: &str = ".skipped-runs.json";
 /// The deadline of one part's acquisition (`read.cache.miss-wait`).
 pub const MISS_WAIT: Duration = Duration::from_secs(30);
 
@@ -55,8 +58,10 @@ struct Index {
 /// A lazy store's source of parts, and its cache.
 pub struct PartSource {
     dir: PathBuf,
-    bucket_url: String,
+    /// None: the store lists skipped objects but names no bucket to fetch them from.
+    bucket_url: Option<String>,
     limit: u64,
+    skipped: Mutex<Option<BTreeSet<String>>>,
     bucket: Mutex<Option<Root>>,
     entries: Mutex<Option<BTreeMap<String, Entry>>>,
     index: Mutex<Index>,
@@ -67,7 +72,7 @@ pub struct PartSource {
 impl std::fmt::Debug for PartSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PartSource")
-            .field("bucket", &self.bucket_url)
+            .field("bucket", &self.bucket_url.as_deref().unwrap_or("none"))
             .finish()
     }
 }
@@ -82,33 +87,66 @@ fn now_ms() -> u64 {
 impl PartSource {
     /// The part source of the local store at `dir` (None: it was not pulled lazily).
     pub fn of_dir(dir: &Path) -> Result<Option<PartSource>, LakeError> {
-        let b = match std::fs::read(dir.join(SOURCE_JSON)) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let source: Option<Source> = match std::fs::read(dir.join(SOURCE_JSON)) {
+            Ok(b) => Some(
+                serde_json::from_slice(&b)
+                    .map_err(|e| LakeError::Root(format!("{SOURCE_JSON}: {e}")))?,
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(e.into()),
         };
-        let source: Source = serde_json::from_slice(&b)
-            .map_err(|e| LakeError::Root(format!("{SOURCE_JSON}: {e}")))?;
+        if source.is_none() && !dir.join(SKIPPED_JSON).exists() {
+            return Ok(None);
+        }
         let index = std::fs::read(dir.join(CACHE_JSON))
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
+        let limit = if dir.join(super::config::STORE_TOML).exists() {
+            SyncConfig::of_store(dir)?.part_cache_bytes
+        } else {
+            source
+                .as_ref()
+                .and_then(|s| s.part_cache_bytes)
+                .unwrap_or(SyncConfig::default().part_cache_bytes)
+        };
         Ok(Some(PartSource {
             dir: dir.to_owned(),
-            bucket_url: source.bucket,
-            limit: if dir.join(super::config::STORE_TOML).exists() {
-                SyncConfig::of_store(dir)?.part_cache_bytes
-            } else {
-                source
-                    .part_cache_bytes
-                    .unwrap_or(SyncConfig::default().part_cache_bytes)
-            },
+            bucket_url: source.map(|s| s.bucket),
+            limit,
+            skipped: Mutex::new(None),
             bucket: Mutex::new(None),
             entries: Mutex::new(None),
             index: Mutex::new(index),
             held: Mutex::new(BTreeSet::new()),
             deadline: MISS_WAIT,
         }))
+    }
+
+    /// The skipped objects (`.skipped-runs.json`), read once.
+    fn with_skipped<T>(&self, f: impl FnOnce(&BTreeSet<String>) -> T) -> T {
+        let mut s = self.skipped.lock().expect("skipped");
+        if s.is_none() {
+            *s = Some(read_skipped(&self.dir));
+        }
+        f(s.as_ref().expect("set above"))
+    }
+
+    /// Whether a lazy pull left `key` in the bucket (a receipt or a collected snapshot's
+    /// manifest).
+    pub fn is_skipped(&self, key: &str) -> bool {
+        self.with_skipped(|s| s.contains(key))
+    }
+
+    /// The skipped keys under `prefix`: a listing of the store includes them, as the bucket
+    /// holds them.
+    pub fn skipped_under(&self, prefix: &str) -> Vec<String> {
+        self.with_skipped(|s| {
+            s.range(prefix.to_owned()..)
+                .take_while(|k| k.starts_with(prefix))
+                .cloned()
+                .collect()
+        })
     }
 
     /// The same source with another acquisition deadline (tests).
@@ -122,9 +160,9 @@ impl PartSource {
         self.limit
     }
 
-    /// The bucket it fetches from.
-    pub fn bucket(&self) -> &str {
-        &self.bucket_url
+    /// The bucket it fetches from (None: none named).
+    pub fn bucket(&self) -> Option<&str> {
+        self.bucket_url.as_deref()
     }
 
     /// Holds `keys` for this process: the cache evicts none of them.
@@ -147,7 +185,7 @@ impl PartSource {
             let root = self.root()?;
             let m = super::push::read_manifest(&root)?.ok_or_else(|| {
                 LakeError::SyncManifestInvalid {
-                    key: format!("{}/{MANIFEST}", self.bucket_url),
+                    key: format!("{}/{MANIFEST}", self.bucket_url.as_deref().unwrap_or("?")),
                     reason: "the bucket has no manifest".into(),
                 }
             })?;
@@ -159,7 +197,10 @@ impl PartSource {
     fn root(&self) -> Result<Root, LakeError> {
         let mut b = self.bucket.lock().expect("bucket");
         if b.is_none() {
-            *b = Some(Root::open(&self.bucket_url)?);
+            let url = self.bucket_url.as_deref().ok_or_else(|| {
+                LakeError::Root(format!("{SOURCE_JSON} is missing: no bucket to fetch from"))
+            })?;
+            *b = Some(Root::open(url)?);
         }
         Ok(b.clone().expect("set above"))
     }
@@ -167,6 +208,20 @@ impl PartSource {
     /// Fetches the absent part `key` whole, verified, and keeps it (None: the bucket manifest
     /// does not list it, so it is not the source's to give).
     pub fn fetch(&self, key: &str) -> Result<Option<Bytes>, LakeError> {
+        if self.bucket_url.is_none() {
+            // store.pull.folded-runs-unreachable: skipped, and nowhere to fetch it from
+            return Err(if super::is_data_part(key) {
+                LakeError::ReadPartUnavailable {
+                    part: key.to_owned(),
+                    reason: format!("the store names no bucket ({SOURCE_JSON} is missing)"),
+                }
+            } else {
+                LakeError::SyncFoldedRunsUnfetched {
+                    table: super::table_of_key(key).unwrap_or_default(),
+                    key: key.to_owned(),
+                }
+            });
+        }
         let start = Instant::now();
         let mut pause = Duration::from_millis(50);
         let attempt = |refresh: bool| -> Result<Option<Bytes>, LakeError> {
@@ -198,7 +253,10 @@ impl PartSource {
         loop {
             match attempt(refresh) {
                 Ok(Some(b)) => {
-                    self.keep(key, b.len() as u64)?;
+                    // only data parts are the cache's; a receipt or manifest fetched stays
+                    if super::is_data_part(key) {
+                        self.keep(key, b.len() as u64)?;
+                    }
                     return Ok(Some(b));
                 }
                 Ok(None) => return Ok(None),
@@ -279,4 +337,12 @@ impl PartSource {
             .map(|(k, (s, _))| (k.clone(), *s))
             .collect()
     }
+}
+
+/// The keys `.skipped-runs.json` lists (none when it is missing or unreadable).
+pub(crate) fn read_skipped(dir: &Path) -> BTreeSet<String> {
+    std::fs::read(dir.join(SKIPPED_JSON))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
 }

@@ -45,6 +45,8 @@ pub struct PullReport {
     pub downloaded_bytes: u64,
     /// Data parts left in the bucket (a lazy pull).
     pub skipped_parts: usize,
+    /// Receipts and collected snapshots' manifests left in the bucket (a lazy pull).
+    pub skipped_runs: usize,
     /// Local copies removed by trusted tombstones.
     pub deleted: Vec<String>,
     /// Where adopted tables' local-only objects were moved.
@@ -247,12 +249,29 @@ pub fn pull(
 
     // objects, verified; a mismatch stops before any pointer, keeping what verified
     let lazy = opts.lazy;
+    // under lazy parts, the receipts of other nodes' deliveries (the runs the head folds:
+    // store.pull.lazy-folded-runs) and collected snapshots' manifests (husks:
+    // store.pull.husks-skipped) stay in the bucket too, fetched when a reader lists them
+    let heads: BTreeSet<String> = plans.values().map(|p| p.head.clone()).collect();
+    let mut skipped: BTreeSet<String> = super::cache::read_skipped(&dir);
+    let skippable = |key: &str, entry: &Entry, husks: &BTreeSet<String>| {
+        lazy && entry.owner.as_deref() != Some(node.id.as_str())
+            && (key.contains("/receipts/seq/") || (husks.contains(key) && !heads.contains(key)))
+    };
     let mut unconverged: Vec<String> = Vec::new();
     for round in 0..4 {
         if round > 0 {
             manifest = read_manifest(&bucket)?.map(|(m, _)| m).unwrap_or(manifest);
         }
         let mut first_err = None;
+        let husks: BTreeSet<String> = manifest
+            .entries
+            .keys()
+            .filter_map(|k| {
+                k.strip_suffix(".collected.json")
+                    .map(|s| format!("{s}.json"))
+            })
+            .collect();
         for (key, entry) in &manifest.entries {
             if !synced(key) {
                 continue;
@@ -268,6 +287,12 @@ pub fn pull(
             if lazy && is_data_part(key) {
                 if round == 0 {
                     report.skipped_parts += 1;
+                }
+                continue;
+            }
+            if skippable(key, entry, &husks) && !dir.join(key).exists() {
+                if skipped.insert(key.clone()) {
+                    report.skipped_runs += 1;
                 }
                 continue;
             }
@@ -364,6 +389,31 @@ pub fn pull(
         }
     }
 
+    // the skipped list names what is still in the bucket only
+    skipped.retain(|k| !dir.join(k).exists());
+    if skipped.is_empty() {
+        match std::fs::remove_file(dir.join(super::cache::SKIPPED_JSON)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        write_atomic(
+            &dir.join(super::cache::SKIPPED_JSON),
+            &serde_json::to_vec(&skipped).expect("json"),
+        )?;
+    }
+    // a reader meeting the new pointers fetches what the pull left in the bucket from here
+    if lazy {
+        let source = Source {
+            bucket: bucket_url.to_owned(),
+            part_cache_bytes: opts.part_cache_bytes,
+        };
+        write_atomic(
+            &dir.join(SOURCE_JSON),
+            &serde_json::to_vec_pretty(&source).expect("json"),
+        )?;
+    }
     // pointers last, once every advancing table verified
     for (table, plan) in &plans {
         let key = pointer_key(table);
@@ -412,16 +462,6 @@ pub fn pull(
         }
     }
     node.write_held(&held)?;
-    if lazy {
-        let source = Source {
-            bucket: bucket_url.to_owned(),
-            part_cache_bytes: opts.part_cache_bytes,
-        };
-        write_atomic(
-            &dir.join(SOURCE_JSON),
-            &serde_json::to_vec_pretty(&source).expect("json"),
-        )?;
-    }
     Ok(report)
 }
 
