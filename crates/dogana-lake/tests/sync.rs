@@ -1075,3 +1075,100 @@ fn a_chain_walk_fetches_husks_and_a_store_without_its_bucket_names_what_it_lacks
         other => panic!("{other:?}: {e}"),
     }
 }
+
+#[test]
+fn a_collected_record_keeps_its_key_out_of_every_push_until_it_lapses() {
+    // rule: store.merge.collected, store.push.collected, store.push.manifest-format
+    let mut a = Fx::new("sync-collected");
+    a.accept(&a.full("a.csv", T1, &base()));
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+    // a collection recorded one of the node's new parts (not yet pushed) and one listed key
+    let root = Root::open(&b_url).unwrap();
+    let v = root.get_versioned(MANIFEST).unwrap().unwrap();
+    let mut m = BucketManifest::parse(MANIFEST, &v.bytes).unwrap();
+    let listed = m
+        .entries
+        .keys()
+        .find(|k| k.contains("/ledger/"))
+        .unwrap()
+        .clone();
+    let head = a.r.backend().head("orders").unwrap().unwrap();
+    let new_part =
+        a.r.backend()
+            .snapshot(&head)
+            .unwrap()
+            .parts
+            .last()
+            .unwrap()
+            .path
+            .clone();
+    let now = chrono::Utc::now().to_rfc3339();
+    for k in [&listed, &new_part] {
+        m.collected.push(dogana_lake::sync::manifest::Collected {
+            key: k.clone(),
+            at: now.clone(),
+        });
+    }
+    root.put_versioned(MANIFEST, bytes::Bytes::from(m.to_bytes()), Some(&v.version))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        manifest_of(&b_url).format,
+        2,
+        "a manifest holding a collected record is format 2"
+    );
+    let r = push(&url(&a), &b_url, &cfg()).unwrap();
+    assert!(
+        !r.uploaded.contains(&new_part),
+        "a recorded key is not uploaded"
+    );
+    let after = manifest_of(&b_url);
+    assert!(!after.entries.contains_key(&new_part) && !after.entries.contains_key(&listed));
+    assert_eq!(after.collected.len(), 2, "the records are carried");
+    // past tombstone_ttl the records lapse, and the format is 1 again
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let short = SyncConfig {
+        tombstone_ttl: std::time::Duration::from_secs(1),
+        ..cfg()
+    };
+    a.accept(&a.changes("c.csv", T2, T3, &change(5, T3)));
+    push(&url(&a), &b_url, &short).unwrap();
+    let lapsed = manifest_of(&b_url);
+    assert!(lapsed.collected.is_empty());
+    assert_eq!(lapsed.format, 1);
+}
+
+#[test]
+fn a_delivery_whose_snapshot_was_collected_replays_from_its_receipt_and_writes_nothing() {
+    // rule: store.lay-out.run-folded-replay, store.lay-out.run-digest, store.lay-out.folded-committed
+    let mut a = Fx::new("sync-replay");
+    let first = a.full("a.csv", T1, &base());
+    let accepted = a.accept(&first);
+    a.accept(&a.full("b.csv", T2, &base()));
+    a.accept(&a.full("c.csv", T3, &base()));
+    a.r.backend_mut().collect("orders", 1).unwrap();
+    // pushed and pulled, the collected delivery is on another node as its receipt alone
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let c = tempfile::tempdir().unwrap();
+    pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap();
+    let mut node = node_at(c.path(), "sync-replay-b");
+    let before: Vec<String> = Root::open(&dir_url(c.path())).unwrap().list("").unwrap();
+    // the same file again: its manifest's identity (the digest of its bytes, shape and
+    // position; not the instant it arrives) finds the receipt, and nothing is written
+    let mut again = first.clone();
+    again.now = dogana_receiver::conformance::ts("2026-10-20T00:00:00Z");
+    let d = node.deliver(&again);
+    assert_eq!(d.receipt.outcome(), dogana::Outcome::Replayed);
+    assert_eq!(d.receipt.publication_id(), accepted.publication_id());
+    let after: Vec<String> = Root::open(&dir_url(c.path())).unwrap().list("").unwrap();
+    assert_eq!(before, after, "nothing written");
+    // the collected delivery still answers with its rows
+    let receipts = node.r.receipts("orders").unwrap();
+    assert_eq!(receipts.len(), 3);
+    assert_eq!((receipts[0].seq, &receipts[0].receipt), (1, &accepted));
+}

@@ -518,6 +518,9 @@ fn merge(
             },
         );
     }
+    // store.merge.collected: a key a standing collected record names is no entry, wherever a
+    // copy of it survives
+    next.entries.retain(|k, _| !collected.contains(k.as_str()));
     // entries a trusted tombstone names go; a tombstone of another owner keeps its entry
     for t in &remote.tombstones {
         if let Some(e) = next.entries.get(&t.key) {
