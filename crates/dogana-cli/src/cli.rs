@@ -165,7 +165,10 @@ manifest (SHA-256, size and owner of every object) by a conditional replace. A t
 local head does not extend the bucket's head stays local, with its receipts, and is named
 (store.push.pointer-fenced): pull --adopt TABLE, then deliver those files again. Keys this
 node pushed and has since deleted (dogana collect) are tombstoned, signed with the node's key.
-[sync] settings come from DIR/store.toml or --config.";
+[sync] settings come from DIR/store.toml or --config. A store whose store.toml names
+drain_to (a disposable disk) marks each delivery unpushed in that bucket before it commits;
+every later command pushes first, and stops naming the deliveries it cannot push (or those
+lost with an earlier disk: deliver them again, then push --forget-lost).";
 
 const PULL_EXAMPLES: &str = "\
 Examples:
@@ -364,7 +367,7 @@ pub enum Command {
     /// Push a local lake store's tables to a shared bucket (one publication chain per table)
     #[command(
         after_help = PUSH_EXAMPLES,
-        override_usage = "dogana push --store DIR --to BUCKET_URL [--config FILE] [--json]"
+        override_usage = "dogana push --store DIR --to BUCKET_URL [--config FILE] [--forget-lost] [--json]"
     )]
     Push(PushArgs),
     /// Pull a bucket's tables into a local lake store, whole or lazily
@@ -655,6 +658,10 @@ pub struct PushArgs {
     /// The store configuration file whose [sync] section to use [default: DIR/store.toml]
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// On a drained store (drain_to in store.toml): clear the marks of publications that
+    /// are not on this disk, once their files were delivered again
+    #[arg(long)]
+    pub forget_lost: bool,
     /// Print the result as JSON on standard output; an error as one JSON object on standard
     /// error
     #[arg(long)]

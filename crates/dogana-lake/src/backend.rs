@@ -583,6 +583,9 @@ impl Lake {
             }
         }
         lake.store_id()?;
+        // a drained store pushes what it has not pushed before anything reads it
+        // (store.drain.before-read)
+        crate::sync::drain::before_command(&lake.root)?;
         Ok(lake)
     }
 
@@ -596,7 +599,7 @@ impl Lake {
             if attempt > 0 {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
-            if self.root.get(STORE_ID)?.is_some() || self.root.is_empty_but(Some(PROBE_DIR))? {
+            if self.root.get(STORE_ID)?.is_some() || self.root.is_empty_but(&[PROBE_DIR])? {
                 return Ok(true);
             }
         }
@@ -1286,6 +1289,9 @@ impl Lake {
             overlapping,
         };
         self.root.put(&key, json(&manifest)?)?;
+        // a store on a disposable disk marks the publication unpushed in its bucket before
+        // its pointer moves (store.drain.mark)
+        crate::sync::drain::mark_publication(&self.root, table, &key)?;
         Ok(key)
     }
 

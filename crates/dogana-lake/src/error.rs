@@ -245,6 +245,25 @@ pub enum LakeError {
         /// The object.
         key: String,
     },
+    /// A drained store's unpushed publications could not be pushed: the command stops before
+    /// its first read (`store.drain.before-read`).
+    DrainUnpushed {
+        /// The drain bucket.
+        bucket: String,
+        /// The publications (table and snapshot).
+        deliveries: Vec<String>,
+        /// Why the push failed.
+        reason: String,
+    },
+    /// A drained store's node has unpushed publications that are not on this disk: the disk
+    /// that held them is gone, and so are their receipts. The command stops until they are
+    /// sent again and `dogana push --forget-lost` clears them.
+    DrainLost {
+        /// The drain bucket.
+        bucket: String,
+        /// The publications (table and snapshot).
+        deliveries: Vec<String>,
+    },
     /// A fold of a lazy store whose input parts exceed the part cache
     /// (`store.fold.cached-inputs`). Nothing was published.
     FoldInputsExceedCache {
@@ -410,6 +429,22 @@ impl fmt::Display for LakeError {
                 f,
                 "ReadPartUnavailable: part {part} could not be fetched within 30 s (read.cache.miss-wait): {reason}"
             ),
+            LakeError::DrainUnpushed {
+                bucket,
+                deliveries,
+                reason,
+            } => write!(
+                f,
+                "DrainUnpushed: {} publications of this node are not in {bucket} yet ({}), and pushing them failed: {reason}; the command stopped before reading anything (store.drain.before-read); run it again once the bucket is reachable",
+                deliveries.len(),
+                deliveries.join(", ")
+            ),
+            LakeError::DrainLost { bucket, deliveries } => write!(
+                f,
+                "DrainLost: {} publications of this node were marked unpushed in {bucket} and are not on this disk ({}): the disk that held them is gone, and their receipts with it; deliver those files again, then run dogana push --forget-lost",
+                deliveries.len(),
+                deliveries.join(", ")
+            ),
             LakeError::SyncFoldedRunsUnfetched { table, key } => write!(
                 f,
                 "SyncFoldedRunsUnfetched: table {table}: {key} was left in the bucket by a lazy pull and this store names no bucket to fetch it from (.sync/source.json); pull again"
@@ -496,9 +531,11 @@ impl LakeError {
             | LakeError::SyncDigestMismatch { .. }
             | LakeError::SyncKeyConflict { .. }
             | LakeError::SyncFoldedRunsUnfetched { .. }
+            | LakeError::DrainLost { .. }
             | LakeError::FoldInputsExceedCache { .. } => codes::SYNC_REFUSED,
             LakeError::SyncManifestRebaseExhausted { .. }
-            | LakeError::SyncPullUnconverged { .. } => codes::SYNC_CONTENDED,
+            | LakeError::SyncPullUnconverged { .. }
+            | LakeError::DrainUnpushed { .. } => codes::SYNC_CONTENDED,
             LakeError::ReadPartUnavailable { .. } => codes::PART_UNAVAILABLE,
             LakeError::Root(_) => codes::STORE_SPEC_INVALID,
             LakeError::Object(_) | LakeError::Io(_) => {

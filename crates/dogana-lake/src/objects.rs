@@ -381,21 +381,27 @@ impl Root {
     /// Whether the root holds no object and no "directory" at all (an empty directory, a
     /// prefix of a bucket with nothing under it).
     pub fn is_empty(&self) -> Result<bool, LakeError> {
-        self.is_empty_but(None)
+        self.is_empty_but(&[])
     }
 
-    /// Whether the root holds nothing but, at most, the folder `except` (its name directly
-    /// under the root).
-    pub fn is_empty_but(&self, except: Option<&str>) -> Result<bool, LakeError> {
+    /// Whether the root holds nothing but, at most, the folders `except` (their names
+    /// directly under the root).
+    pub fn is_empty_but(&self, except: &[&str]) -> Result<bool, LakeError> {
         let path = self.path("");
         match self
             .rt
             .block_on(self.store.list_with_delimiter(Some(&path)))
         {
-            Ok(r) => Ok(r.objects.is_empty()
-                && r.common_prefixes
-                    .iter()
-                    .all(|p| except.is_some_and(|e| p.filename() == Some(e)))),
+            // a local store's own configuration and node files (store.toml, dot names) are
+            // no one else's objects
+            Ok(r) => Ok(r.objects.iter().all(|o| {
+                o.location
+                    .filename()
+                    .is_some_and(|n| n.starts_with('.') || n == crate::sync::config::STORE_TOML)
+            }) && r.common_prefixes.iter().all(|p| {
+                p.filename().is_some_and(|n| except.contains(&n))
+                    || p.filename().is_some_and(|n| n.starts_with('.'))
+            })),
             Err(object_store::Error::NotFound { .. }) => Ok(true),
             Err(e) => Err(e.into()),
         }

@@ -51,7 +51,12 @@ fn node_at(dir: &Path, name: &str) -> Fx {
 
 fn manifest_of(bucket: &str) -> BucketManifest {
     let root = Root::open(bucket).unwrap();
-    BucketManifest::parse(MANIFEST, &root.get(MANIFEST).unwrap().unwrap()).unwrap()
+    // the versioned read: on file:// the plain manifest.json is a copy that may lag
+    BucketManifest::parse(
+        MANIFEST,
+        &root.get_versioned(MANIFEST).unwrap().unwrap().bytes,
+    )
+    .unwrap()
 }
 
 /// Every key the bucket manifest lists exists in the bucket with its digest and size, and
@@ -262,7 +267,7 @@ fn a_manifest_that_does_not_parse_or_is_newer_is_refused_with_nothing_written() 
     let b_url = dir_url(bucket.path());
     push(&url(&a), &b_url, &cfg()).unwrap();
     let root = Root::open(&b_url).unwrap();
-    let good = root.get(MANIFEST).unwrap().unwrap();
+    let good = root.get_versioned(MANIFEST).unwrap().unwrap().bytes;
     // without format, a manifest reads as 1
     let mut v: serde_json::Value = serde_json::from_slice(&good).unwrap();
     v.as_object_mut().unwrap().remove("format");
@@ -1171,4 +1176,96 @@ fn a_delivery_whose_snapshot_was_collected_replays_from_its_receipt_and_writes_n
     let receipts = node.r.receipts("orders").unwrap();
     assert_eq!(receipts.len(), 3);
     assert_eq!((receipts[0].seq, &receipts[0].receipt), (1, &accepted));
+}
+
+/// A node on a disposable disk at `dir`, draining into `bucket`.
+fn drained(dir: &Path, bucket: &str, name: &str) -> Fx {
+    std::fs::write(
+        dir.join("store.toml"),
+        format!("[sync]\ndrain_to = \"{bucket}\"\n"),
+    )
+    .unwrap();
+    node_at(dir, name)
+}
+
+#[test]
+fn a_drained_store_marks_each_publication_before_it_commits_and_the_next_command_pushes_it() {
+    // rule: store.drain.mark, store.drain.before-read
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let disk = tempfile::tempdir().unwrap();
+    let mut a = drained(disk.path(), &b_url, "sync-drain");
+    a.accept(&a.full("a.csv", T1, &base()));
+    let head = a.r.backend().head("orders").unwrap().unwrap();
+    let marks = Root::open(&b_url).unwrap().list("drain/").unwrap();
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert!(
+        marks[0].ends_with(head.rsplit('/').next().unwrap()),
+        "{marks:?}"
+    );
+    // the next command on the store pushes first: the bucket head is ours, the mark gone
+    let next = Lake::open(disk.path(), &LakeOptions::default(), false).unwrap();
+    assert_eq!(next.head("orders").unwrap().as_deref(), Some(head.as_str()));
+    let bucket_lake = Lake::open(bucket.path(), &LakeOptions::default(), false).unwrap();
+    assert_eq!(bucket_lake.head("orders").unwrap(), Some(head.clone()));
+    assert!(Root::open(&b_url)
+        .unwrap()
+        .list("drain/")
+        .unwrap()
+        .is_empty());
+    check_bucket(&b_url);
+    // a push that cannot happen stops the next command, naming the publication
+    let mut a = drained(disk.path(), &b_url, "sync-drain-2");
+    a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+    let second = a.r.backend().head("orders").unwrap().unwrap();
+    let root = Root::open(&b_url).unwrap();
+    let v = root.get_versioned(MANIFEST).unwrap().unwrap();
+    root.put_versioned(MANIFEST, bytes::Bytes::from_static(b"{"), Some(&v.version))
+        .unwrap()
+        .unwrap();
+    let e = Lake::open(disk.path(), &LakeOptions::default(), false).unwrap_err();
+    match LakeError::of(&e) {
+        Some(LakeError::DrainUnpushed { deliveries, .. }) => {
+            assert_eq!(deliveries, &vec![format!("orders {second}")])
+        }
+        other => panic!("{other:?}: {e}"),
+    }
+}
+
+#[test]
+fn marks_whose_publications_left_with_the_disk_stop_every_command_until_forgotten() {
+    // rule: store.drain.before-read
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let disk = tempfile::tempdir().unwrap();
+    let mut a = drained(disk.path(), &b_url, "sync-lost");
+    a.accept(&a.full("a.csv", T1, &base()));
+    drop(Lake::open(disk.path(), &LakeOptions::default(), false).unwrap()); // pushed
+    a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+    let lost = a.r.backend().head("orders").unwrap().unwrap();
+    // the disk is replaced: a new one with the node's identity and the bucket's state
+    let fresh = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(fresh.path().join(".sync")).unwrap();
+    std::fs::copy(
+        disk.path().join(".sync/node.json"),
+        fresh.path().join(".sync/node.json"),
+    )
+    .unwrap();
+    pull(&dir_url(fresh.path()), &b_url, &PullOptions::default()).unwrap();
+    std::fs::copy(
+        disk.path().join("store.toml"),
+        fresh.path().join("store.toml"),
+    )
+    .unwrap();
+    let e = Lake::open(fresh.path(), &LakeOptions::default(), false).unwrap_err();
+    match LakeError::of(&e) {
+        Some(LakeError::DrainLost { deliveries, .. }) => {
+            assert_eq!(deliveries, &vec![format!("orders {lost}")])
+        }
+        other => panic!("{other:?}: {e}"),
+    }
+    assert!(e.to_string().contains("--forget-lost"));
+    let gone = dogana_lake::sync::drain::forget_lost(&dir_url(fresh.path())).unwrap();
+    assert_eq!(gone.len(), 1);
+    Lake::open(fresh.path(), &LakeOptions::default(), false).unwrap();
 }

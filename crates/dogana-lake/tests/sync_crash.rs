@@ -174,7 +174,9 @@ fn whole_head(dir: &Path, m: Option<&BucketManifest>, what: &str) -> Option<Stri
 /// The bucket manifest lists only objects that exist with their digests.
 fn listed_exist(bucket: &Path, what: &str) -> Option<BucketManifest> {
     let root = Root::open(&url(bucket)).unwrap();
-    let b = root.get(MANIFEST).unwrap()?;
+    // the versioned read: on file:// the plain manifest.json is a copy a killed writer may
+    // leave behind the current version
+    let b = root.get_versioned(MANIFEST).unwrap()?.bytes;
     let m = BucketManifest::parse(MANIFEST, &b).unwrap();
     for (k, e) in &m.entries {
         let b =

@@ -56,6 +56,15 @@ mod imp {
     pub fn push(a: PushArgs) -> Result<()> {
         let dir = local(&a.store)?;
         let c = config(&dir, a.config.as_deref())?;
+        if a.forget_lost {
+            let gone = sync::drain::forget_lost(&dir).map_err(|e| failed("push", &e))?;
+            for m in &gone {
+                eprintln!(
+                    "forgot the lost publication {} {} (marked {})",
+                    m.table, m.snapshot, m.at
+                );
+            }
+        }
         let r = sync::push(&dir, &a.to, &c).map_err(|e| failed("push", &e))?;
         for w in &r.warnings {
             eprintln!("warning [{}]: {w}", w.code());

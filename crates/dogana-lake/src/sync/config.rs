@@ -32,6 +32,10 @@ pub struct SyncConfig {
     /// while the push uploads; a push that dies holds the table this long at most). Default
     /// 60 s, as a delivery's lease.
     pub lease_ttl: Duration,
+    /// The bucket a store on a disposable disk drains into: every publication is marked
+    /// unpushed there before it commits locally, and the next command pushes it
+    /// (`store.drain.mark`; default none).
+    pub drain_to: Option<String>,
 }
 
 impl Default for SyncConfig {
@@ -43,6 +47,7 @@ impl Default for SyncConfig {
             lazy_parts: false,
             tombstone_ttl: Duration::from_secs(7 * 86_400),
             lease_ttl: Duration::from_secs(60),
+            drain_to: None,
         }
     }
 }
@@ -208,11 +213,21 @@ impl SyncConfig {
                     }
                     "tombstone_ttl" => c.tombstone_ttl = duration("sync.tombstone_ttl", v)?,
                     "lease_ttl" => c.lease_ttl = duration("sync.lease_ttl", v)?,
+                    "drain_to" => match v.as_str() {
+                        Some(u) if u.contains("://") => c.drain_to = Some(u.to_owned()),
+                        _ => {
+                            return Err(invalid(
+                                "sync.drain_to",
+                                v,
+                                "must be a bucket URL: \"s3://bucket/prefix\"",
+                            ))
+                        }
+                    },
                     other => {
                         return Err(invalid(
                             "sync",
                             &toml::Value::String(other.to_owned()),
-                            "unknown key; [sync] takes push_retries, retain_generations, part_cache_bytes, lazy_parts, tombstone_ttl, lease_ttl",
+                            "unknown key; [sync] takes push_retries, retain_generations, part_cache_bytes, lazy_parts, tombstone_ttl, lease_ttl, drain_to",
                         ))
                     }
                 }

@@ -58,6 +58,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod drain;
 pub mod manifest;
 mod node;
 mod pull;
@@ -207,6 +208,7 @@ pub fn synced(key: &str) -> bool {
         || key == config::STORE_TOML
         || key == crate::replica::REPLICA_JSON
         || key.starts_with("manifest.json")
+        || key.starts_with(drain::MARKS)
         || key.starts_with(manifest::GENERATIONS))
 }
 

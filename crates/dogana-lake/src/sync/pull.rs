@@ -160,6 +160,14 @@ pub fn pull(
     bucket_url: &str,
     opts: &PullOptions,
 ) -> Result<PullReport, LakeError> {
+    super::drain::syncing(|| pull_now(local_url, bucket_url, opts))
+}
+
+fn pull_now(
+    local_url: &str,
+    bucket_url: &str,
+    opts: &PullOptions,
+) -> Result<PullReport, LakeError> {
     let local = Root::open(local_url)?;
     let dir = local_dir(&local)?;
     let bucket = Root::open(bucket_url)?;

@@ -134,7 +134,7 @@ pub(crate) fn bind_bucket(bucket: &Root, local: &Root, store_id: &[u8]) -> Resul
         Some(id) if id.as_bytes() == String::from_utf8_lossy(store_id).trim().as_bytes() => Ok(()),
         Some(id) => Err(mismatch(Some(id))),
         None => {
-            if !bucket.is_empty_but(Some("_probe"))? {
+            if !bucket.is_empty_but(&["_probe", "drain"])? {
                 return Err(mismatch(None));
             }
             if !bucket.create(STORE_ID, Bytes::copy_from_slice(store_id))? {
@@ -152,9 +152,16 @@ pub fn push(
     bucket_url: &str,
     config: &SyncConfig,
 ) -> Result<PushReport, LakeError> {
+    super::drain::syncing(|| push_now(local_url, bucket_url, config))
+}
+
+fn push_now(
+    local_url: &str,
+    bucket_url: &str,
+    config: &SyncConfig,
+) -> Result<PushReport, LakeError> {
     let local = Root::open(local_url)?;
     let dir = local_dir(&local)?;
-    let _turn = SyncTurn::take(&dir)?;
     let store_id = local.get(STORE_ID)?.ok_or_else(|| {
         LakeError::Root(format!(
             "{}: not a lake store (no store-id); deliver into it first",
@@ -163,6 +170,7 @@ pub fn push(
     })?;
     let bucket = Root::open(bucket_url)?;
     bind_bucket(&bucket, &local, &store_id)?;
+    let _turn = SyncTurn::take(&dir)?;
     let node = Node::of(&dir)?;
     let local_lake = Lake::open_root(local.clone(), options(), false).map_err(store_error)?;
     let mut bucket_lake = Lake::open_root(
@@ -460,6 +468,8 @@ pub fn push(
     held.insert(node.id.clone(), now_held);
     node.write_held(&held)?;
     node.mark_push(false)?;
+    // the publications this commit listed are pushed: their drain marks go (store.drain.mark)
+    super::drain::clear_pushed(&bucket, &node.id, |k| m.entries.contains_key(k))?;
     Ok(report)
 }
 
