@@ -40,6 +40,8 @@ from ._native import (
     next_extraction,
     plan_delivery,
     plan_together,
+    pull,
+    push,
 )
 from .errors import (
     DoganaError,
@@ -93,4 +95,6 @@ __all__ = [
     "next_extraction",
     "plan_delivery",
     "plan_together",
+    "pull",
+    "push",
 ]

@@ -34,6 +34,8 @@ from ._native import (
     next_extraction,
     plan_delivery,
     plan_together,
+    pull,
+    push,
 )
 from .errors import (
     DoganaError,
@@ -87,4 +89,6 @@ __all__ = [
     "next_extraction",
     "plan_delivery",
     "plan_together",
+    "pull",
+    "push",
 ]

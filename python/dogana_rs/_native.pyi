@@ -45,6 +45,8 @@ __all__ = [
     "next_extraction",
     "plan_together",
     "column_hash",
+    "push",
+    "pull",
     "Store",
     "Delivery",
     "RowReport",
@@ -634,6 +636,16 @@ def plan_together(
     windows: Optional[Mapping[str, Window]] = None,
 ) -> Optional[Tuple[Extraction, ...]]: ...
 def column_hash(pairs: Sequence[Tuple[str, str]]) -> str: ...
+def push(store: StrPath, to: str, *, config: Optional[StrPath] = None) -> Dict[str, Any]: ...
+def pull(
+    store: StrPath,
+    from_: str,
+    *,
+    lazy: bool = False,
+    tables: Optional[Sequence[str]] = None,
+    adopt: Optional[Sequence[str]] = None,
+    config: Optional[StrPath] = None,
+) -> Dict[str, Any]: ...
 
 @final
 class RowReport:

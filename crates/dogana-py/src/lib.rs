@@ -21,6 +21,7 @@ mod convert;
 mod errors;
 mod kinds;
 mod receiver;
+mod sync;
 
 use pyo3::prelude::*;
 
@@ -53,6 +54,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<receiver::PyVerifyReport>()?;
     m.add_class::<receiver::PySnapshot>()?;
     m.add_function(wrap_pyfunction!(receiver::check_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(sync::push, m)?)?;
+    m.add_function(wrap_pyfunction!(sync::pull, m)?)?;
     m.add("WIRE_VERSION", dogana::wire::VERSION)?;
     m.add("NO_PUBLICATION", dogana::NO_PUBLICATION)?;
     m.add("TOGETHER", dogana::TOGETHER)?;
