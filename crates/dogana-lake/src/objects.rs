@@ -588,7 +588,15 @@ fn local_get(dir: &std::path::Path, key: &str) -> Result<Option<Versioned>, Lake
 fn open_lock_in(dir: &Path, name: &str) -> std::io::Result<std::fs::File> {
     let mut attempts = 0;
     loop {
-        std::fs::create_dir_all(dir)?;
+        // create_dir_all answers EEXIST when another process removes the directory between
+        // its mkdir and its check (delete_versioned removes an emptied one): try again
+        match std::fs::create_dir_all(dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
+                attempts += 1;
+                continue;
+            }
+            other => other?,
+        }
         match std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)

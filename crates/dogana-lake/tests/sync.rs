@@ -100,7 +100,7 @@ fn cfg() -> SyncConfig {
 
 #[test]
 fn a_push_lists_every_object_and_a_pull_reads_what_the_node_reads() {
-    // rule: store.push.manifest-commit, store.pull.pointer-last
+    // rule: store.push.manifest-commit, store.pull.pointer-last, store.merge.ownership
     let mut a = Fx::new("sync-a");
     a.accept(&a.full("a.csv", T1, &base()));
     a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
@@ -139,6 +139,25 @@ fn a_push_lists_every_object_and_a_pull_reads_what_the_node_reads() {
     let again = push(&url(&a), &dir_url(bucket.path()), &cfg()).unwrap();
     assert!(again.uploaded.is_empty(), "{:?}", again.uploaded);
     assert_eq!(again.unchanged, vec!["orders".to_string()]);
+    // one more delivery: the push uploads what it wrote, not the history
+    a.accept(&a.changes("c.csv", T2, T3, &change(5, T3)));
+    let head = a.r.backend().head("orders").unwrap().unwrap();
+    let r = push(&url(&a), &dir_url(bucket.path()), &cfg()).unwrap();
+    assert!(r.uploaded.contains(&head), "{:?}", r.uploaded);
+    assert!(
+        r.uploaded
+            .iter()
+            .all(|k| !k.contains("/receipts/seq/00000000000000000001/")),
+        "{:?}",
+        r.uploaded
+    );
+    assert!(r.uploaded.len() <= 6, "{:?}", r.uploaded);
+    pull(
+        &dir_url(c.path()),
+        &dir_url(bucket.path()),
+        &PullOptions::default(),
+    )
+    .unwrap();
     let p2 = pull(
         &dir_url(c.path()),
         &dir_url(bucket.path()),
@@ -882,7 +901,12 @@ fn four_nodes(b_url: &str, rounds: usize) {
             })
         })
         .collect();
-    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    // every thread joined before any failure is raised: the local stores outlive them all
+    let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+    let results: Vec<_> = joined
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        .collect();
     check_bucket(b_url);
     let m = manifest_of(b_url);
     let c = tempfile::tempdir().unwrap();
@@ -1268,4 +1292,49 @@ fn marks_whose_publications_left_with_the_disk_stop_every_command_until_forgotte
     let gone = dogana_lake::sync::drain::forget_lost(&dir_url(fresh.path())).unwrap();
     assert_eq!(gone.len(), 1);
     Lake::open(fresh.path(), &LakeOptions::default(), false).unwrap();
+}
+
+#[test]
+fn concurrent_probes_in_one_directory_never_fail() {
+    // rule: topology.coordinate.primitive — every push probes its bucket; on file:// the
+    // probes of several nodes create and remove keys in one directory at once (a race there
+    // once made a push fail with "File exists")
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    // two writers, each making and removing its own key: the directory is empty between
+    // them as often as possible
+    let threads: Vec<_> = (0..2)
+        .map(|n| {
+            let b_url = b_url.clone();
+            std::thread::spawn(move || {
+                let root = Root::open(&b_url).unwrap();
+                for i in 0..3000 {
+                    let key = format!("_probe/{n}-{i}");
+                    root.put_versioned(&key, bytes::Bytes::from_static(b"1"), None)
+                        .unwrap_or_else(|e| panic!("thread {n}, round {i}: {e}"))
+                        .expect("a new key");
+                    root.delete_versioned(&key).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn a_table_gone_from_the_node_is_no_deletion_of_its_objects() {
+    // rule: store.merge.scoped-union — a node tombstones what it deleted, not what it lost
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let mut a = Fx::new("sync-gone");
+    a.accept(&a.full("a.csv", T1, &base()));
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let dir = a.r.backend().root().local_dir().unwrap().to_owned();
+    let before = manifest_of(&b_url).entries;
+    std::fs::remove_dir_all(dir.join("tables/orders")).unwrap();
+    let r = push(&url(&a), &b_url, &cfg()).unwrap();
+    assert!(r.tombstoned.is_empty(), "{:?}", r.tombstoned);
+    assert_eq!(manifest_of(&b_url).entries, before);
 }

@@ -281,15 +281,18 @@ fn chain_reaches(root: &Root, head: Option<&str>, target: &str) -> Result<bool, 
     Ok(false)
 }
 
-/// The published objects of `table` in a store: every snapshot of the chain from its head
-/// (down to the first missing one) with the parts and ledger pages each names that the store
-/// holds, collected markers, and, of its receipts `1..=N`, the published one at each seq with
-/// its replay index entries. Unpublished leftovers (a crashed writer's receipts, parts no
-/// snapshot names) are left out.
+/// The published objects of `table` in a store that `listed` does not list yet: the chain of
+/// snapshots from its head down to the first listed one (whose objects a committed push
+/// listed already, down to the root) or the first missing one, the parts and ledger pages
+/// those name that the store holds, collected markers not listed, and of the receipts past
+/// the listed snapshot's count up to the head's, the published one at each seq with its
+/// replay entries. Unpublished leftovers (a crashed writer's receipts, parts no snapshot
+/// names) are left out. So a push costs what changed since the last one, not the history.
 pub(crate) fn published_objects(
     root: &Root,
     lake: &Lake,
     table: &str,
+    listed: &dyn Fn(&str) -> bool,
 ) -> Result<BTreeSet<String>, LakeError> {
     let mut out = BTreeSet::new();
     let Some(head) = lake.head(table).map_err(store_error)? else {
@@ -297,20 +300,17 @@ pub(crate) fn published_objects(
     };
     let dir = format!("tables/{}/", table_dir(table));
     let present: BTreeSet<String> = root.list(&dir)?.into_iter().collect();
-    let mut receipts = 0;
+    let mut receipts = None;
+    let mut floor = 0;
     let mut at = Some(head);
-    let mut first = true;
     while let Some(key) = at {
         let Some(b) = root.get(&key)? else { break };
         let s: SnapshotManifest =
             serde_json::from_slice(&b).map_err(|e| LakeError::Root(format!("{key}: {e}")))?;
-        if first {
-            receipts = s.receipts;
-            first = false;
-        }
-        let marker = layout::collected_marker(&key);
-        if present.contains(&marker) {
-            out.insert(marker);
+        receipts.get_or_insert(s.receipts);
+        if listed(&key) {
+            floor = s.receipts;
+            break;
         }
         out.insert(key);
         for p in &s.parts {
@@ -328,6 +328,14 @@ pub(crate) fn published_objects(
         }
         at = s.parent;
     }
+    // a collection's markers land on old snapshots too
+    out.extend(
+        present
+            .iter()
+            .filter(|k| k.ends_with(".collected.json") && k.contains("/snapshots/") && !listed(k))
+            .cloned(),
+    );
+    let receipts = receipts.unwrap_or(0);
     // of the receipts at each seq up to the head's count, the highest fence is published
     let prefix = layout::receipts_prefix(table);
     let mut best: BTreeMap<u64, (u64, String)> = BTreeMap::new();
@@ -343,7 +351,7 @@ pub(crate) fn published_objects(
         ) else {
             continue;
         };
-        if seq >= 1 && seq <= receipts && best.get(&seq).is_none_or(|(f, _)| fence > *f) {
+        if seq > floor && seq <= receipts && best.get(&seq).is_none_or(|(f, _)| fence > *f) {
             best.insert(seq, (fence, k.clone()));
         }
     }

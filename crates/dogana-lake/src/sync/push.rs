@@ -250,7 +250,12 @@ fn push_now(
             }
         }
     }
-    for table in local_lake.table_names().map_err(store_error)? {
+    let tables_here: BTreeSet<String> = local_lake
+        .table_names()
+        .map_err(store_error)?
+        .into_iter()
+        .collect();
+    for table in tables_here.iter().cloned() {
         let Some((Some(local_head), local_fence)) =
             local_lake.current(&table).map_err(store_error)?
         else {
@@ -321,7 +326,8 @@ fn push_now(
                     }
                 }
                 Decision::Unchanged | Decision::Advance => {
-                    let objects = published_objects(&local, &local_lake, &table)?;
+                    let objects =
+                        published_objects(&local, &local_lake, &table, &|k| listed(k).is_some())?;
                     if decision == Decision::Advance {
                         // receipts a crashed push left past the bucket head would shadow ours
                         // (of several at one seq, the highest fence is published)
@@ -383,7 +389,16 @@ fn push_now(
         }
     }
     node.write_held(&held)?;
-    let held_mine = held.get(&node.id).cloned().unwrap_or_default();
+    // only keys of tables this store still has can be its deletions
+    let held_mine: BTreeSet<String> = held
+        .get(&node.id)
+        .map(|h| {
+            h.iter()
+                .filter(|k| super::table_of_key(k).is_none_or(|t| tables_here.contains(&t)))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
 
     let now = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
     let store_id_text = String::from_utf8_lossy(&store_id).trim().to_owned();
@@ -396,6 +411,14 @@ fn push_now(
             None => (BucketManifest::empty(&store_id_text), None),
         };
         let read_generation = remote.generation;
+        // a local store that went away under the push (its directory removed) is no reason
+        // to tombstone what it held
+        if !dir.join(STORE_ID).exists() {
+            return Err(LakeError::Root(format!(
+                "{}: the local store's {STORE_ID} is gone; nothing was committed",
+                local.url()
+            )));
+        }
         let (mut next, dead, warns) = merge(
             &remote,
             &local_entries,
