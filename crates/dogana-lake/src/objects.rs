@@ -280,6 +280,51 @@ impl Root {
         }
     }
 
+    /// Streams the object `key` into a new temporary file beside `to` (its directory made),
+    /// hashing it as it goes: the temporary file, its SHA-256 (hex) and its size; None when
+    /// the object does not exist. The caller renames the file into place once the digest is
+    /// the one it expects, so memory stays bounded whatever the object's size.
+    pub fn download(
+        &self,
+        key: &str,
+        to: &Path,
+    ) -> Result<Option<(PathBuf, String, u64)>, LakeError> {
+        use sha2::Digest as _;
+        let path = self.path(key);
+        let parent = to
+            .parent()
+            .ok_or_else(|| LakeError::Root(format!("{}: no directory", to.display())))?;
+        std::fs::create_dir_all(parent)?;
+        let tmp = parent.join(format!(
+            ".{}.{}.part",
+            to.file_name().and_then(|n| n.to_str()).unwrap_or("object"),
+            uuid::Uuid::new_v4().simple()
+        ));
+        let result = self.rt.block_on(async {
+            let r = match self.store.get(&path).await {
+                Ok(r) => r,
+                Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(LakeError::from(e)),
+            };
+            let mut file = std::fs::File::create(&tmp)?;
+            let mut hash = sha2::Sha256::new();
+            let mut size = 0u64;
+            let mut stream = r.into_stream();
+            while let Some(chunk) = stream.try_next().await? {
+                file.write_all(&chunk)?;
+                hash.update(&chunk);
+                size += chunk.len() as u64;
+            }
+            file.sync_all()?;
+            let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+            Ok(Some((tmp.clone(), digest, size)))
+        });
+        if !matches!(result, Ok(Some(_))) {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+
     /// A lazily pulled store's part source (None: every part is home).
     pub fn part_source(&self) -> Option<&crate::sync::cache::PartSource> {
         self.lazy.as_deref()
@@ -303,7 +348,7 @@ impl Root {
         }
         lazy.hold(keys.iter().map(|(k, _)| k.clone()));
         for (k, _) in keys {
-            if self.size(k)?.is_none() && lazy.fetch(k)?.is_none() {
+            if self.size(k)?.is_none() && !lazy.fetch_to_disk(k)? {
                 return Err(LakeError::Root(format!(
                     "part {k} is neither here nor listed in the bucket {}",
                     lazy.bucket().unwrap_or("(none named)")

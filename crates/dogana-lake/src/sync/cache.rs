@@ -208,6 +208,42 @@ impl PartSource {
     /// Fetches the absent part `key` whole, verified, and keeps it (None: the bucket manifest
     /// does not list it, so it is not the source's to give).
     pub fn fetch(&self, key: &str) -> Result<Option<Bytes>, LakeError> {
+        let got = self.acquire(key, |root, entry| {
+            let bytes = root
+                .get(key)?
+                .ok_or_else(|| LakeError::Root(format!("{key} is listed but not in the bucket")))?;
+            let found = digest(&bytes);
+            if found != entry.sha256 {
+                return Err(LakeError::SyncDigestMismatch {
+                    key: key.to_owned(),
+                    expected: entry.sha256.clone(),
+                    found,
+                });
+            }
+            write_atomic(&self.dir.join(key), &bytes)?;
+            Ok((bytes.len() as u64, bytes))
+        })?;
+        Ok(got)
+    }
+
+    /// Brings the absent part `key` home without holding it in memory (a reader of its file,
+    /// such as DuckDB through `duckdb-sql`): false when the bucket manifest does not list it.
+    pub fn fetch_to_disk(&self, key: &str) -> Result<bool, LakeError> {
+        let got = self.acquire(key, |root, entry| {
+            download_verified(root, &self.dir, key, entry).map(|n| (n, ()))
+        })?;
+        Ok(got.is_some())
+    }
+
+    /// One acquisition of the absent object `key` (`read.cache.miss-wait`): its entry in the
+    /// bucket manifest (read again once when it is not there yet), then `get` it, retried
+    /// with backoff, lookups, attempts and sleeps within one deadline; a data part fetched is
+    /// kept in the cache. None: the bucket does not list it.
+    fn acquire<T>(
+        &self,
+        key: &str,
+        get: impl Fn(&Root, &Entry) -> Result<(u64, T), LakeError>,
+    ) -> Result<Option<T>, LakeError> {
         if self.bucket_url.is_none() {
             // store.pull.folded-runs-unreachable: skipped, and nowhere to fetch it from
             return Err(if super::is_data_part(key) {
@@ -224,45 +260,31 @@ impl PartSource {
         }
         let start = Instant::now();
         let mut pause = Duration::from_millis(50);
-        let attempt = |refresh: bool| -> Result<Option<Bytes>, LakeError> {
+        let attempt = |refresh: bool| -> Result<Option<(u64, T)>, LakeError> {
             let entry = match self.entry(key, refresh)? {
                 Some(e) => e,
-                // a part newer than the manifest read: read the manifest again once
+                // an object newer than the manifest read: read the manifest again once
                 None if !refresh => match self.entry(key, true)? {
                     Some(e) => e,
                     None => return Ok(None),
                 },
                 None => return Ok(None),
             };
-            let bytes = self
-                .root()?
-                .get(key)?
-                .ok_or_else(|| LakeError::Root(format!("{key} is listed but not in the bucket")))?;
-            let found = digest(&bytes);
-            if found != entry.sha256 {
-                return Err(LakeError::SyncDigestMismatch {
-                    key: key.to_owned(),
-                    expected: entry.sha256,
-                    found,
-                });
-            }
-            write_atomic(&self.dir.join(key), &bytes)?;
-            Ok(Some(bytes))
+            get(&self.root()?, &entry).map(Some)
         };
         let mut refresh = false;
         loop {
             match attempt(refresh) {
-                Ok(Some(b)) => {
+                Ok(Some((size, got))) => {
                     // only data parts are the cache's; a receipt or manifest fetched stays
                     if super::is_data_part(key) {
-                        self.keep(key, b.len() as u64)?;
+                        self.keep(key, size)?;
                     }
-                    return Ok(Some(b));
+                    return Ok(Some(got));
                 }
                 Ok(None) => return Ok(None),
                 Err(e @ LakeError::SyncDigestMismatch { .. }) => return Err(e),
                 Err(e) => {
-                    // read.cache.miss-wait: lookups, attempts and sleeps share one deadline
                     if start.elapsed() + pause > self.deadline {
                         return Err(LakeError::ReadPartUnavailable {
                             part: key.to_owned(),
@@ -345,4 +367,33 @@ pub(crate) fn read_skipped(dir: &Path) -> BTreeSet<String> {
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
+}
+
+/// Streams `key` from `bucket` into `dir`, verified against its listed digest and size before
+/// it is renamed into place (`digest-mismatch` otherwise, nothing written): its size. Memory
+/// stays bounded whatever the object's size.
+pub(crate) fn download_verified(
+    bucket: &Root,
+    dir: &Path,
+    key: &str,
+    entry: &Entry,
+) -> Result<u64, LakeError> {
+    let to = dir.join(key);
+    let Some((tmp, found, size)) = bucket.download(key, &to)? else {
+        return Err(LakeError::SyncDigestMismatch {
+            key: key.to_owned(),
+            expected: entry.sha256.clone(),
+            found: "nothing (the object is not in the bucket)".into(),
+        });
+    };
+    if found != entry.sha256 || size != entry.size {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(LakeError::SyncDigestMismatch {
+            key: key.to_owned(),
+            expected: entry.sha256.clone(),
+            found,
+        });
+    }
+    std::fs::rename(&tmp, &to)?;
+    Ok(size)
 }

@@ -96,23 +96,7 @@ fn bind_local(
 
 /// Downloads `key`, verifies it against `entry`, and writes it locally.
 fn fetch(bucket: &Root, dir: &Path, key: &str, entry: &Entry) -> Result<u64, LakeError> {
-    let bytes = bucket
-        .get(key)?
-        .ok_or_else(|| LakeError::SyncDigestMismatch {
-            key: key.to_owned(),
-            expected: entry.sha256.clone(),
-            found: "nothing (the object is not in the bucket)".into(),
-        })?;
-    let found = super::node::digest(&bytes);
-    if found != entry.sha256 || bytes.len() as u64 != entry.size {
-        return Err(LakeError::SyncDigestMismatch {
-            key: key.to_owned(),
-            expected: entry.sha256.clone(),
-            found,
-        });
-    }
-    write_atomic(&dir.join(key), &bytes)?;
-    Ok(bytes.len() as u64)
+    super::cache::download_verified(bucket, dir, key, entry)
 }
 
 /// Whether a local file that differs from the bucket's may be replaced: an unpublished
