@@ -121,11 +121,13 @@ pub struct CollectReport {
     pub retained: usize,
     /// The older snapshots whose parts it reclaimed (manifests kept).
     pub reclaimed: usize,
-    /// The objects it deleted.
+    /// The parts it deleted.
     pub deleted: usize,
     /// The bytes of the parts it deleted, as their manifests record them (0 for a part no
     /// snapshot names).
     pub bytes: u64,
+    /// The folded-runs segments it deleted (no retained snapshot's index names them).
+    pub segments: usize,
     /// Its record (None: nothing to delete, nothing written).
     pub record: Option<String>,
 }
@@ -285,6 +287,8 @@ struct TableTxn {
     schema: Vec<ColumnDef>,
     /// Whether the parts may overlap (see [`SnapshotManifest::overlapping`]).
     overlapping: bool,
+    /// The head snapshot's folded-runs index, which the next pass carries.
+    folded: Option<layout::FoldedRuns>,
     dirty: bool,
 }
 
@@ -764,6 +768,7 @@ impl Lake {
             group: None,
             schema: Vec::new(),
             overlapping: false,
+            folded: None,
             dirty: false,
         };
         if let Some(key) = &t.head_key {
@@ -781,6 +786,7 @@ impl Lake {
             t.accepted = s.accepted;
             t.group = s.group;
             t.overlapping = s.overlapping;
+            t.folded = s.folded_runs;
         }
         Ok(t)
     }
@@ -1269,15 +1275,33 @@ impl Lake {
                 (None, Some(p.clone()))
             }
         };
+        let created_at = Utc::now().to_rfc3339();
+        // the index of every delivery the chain folds, over the parent's (store.fold.folded-index)
+        let own = t.receipt.as_ref().map(|r| crate::runs::Run {
+            seq: r.seq,
+            fence: r.fence,
+            manifest: r.manifest_identity.clone(),
+            outcome: r.outcome.clone(),
+            snapshot: key.clone(),
+            committed_at: created_at.clone(),
+        });
+        let folded_runs = crate::runs::next_index(
+            &self.root,
+            table,
+            &key,
+            t.head_key.as_deref().map(|h| (h, t.folded.as_ref())),
+            own,
+        )?;
         let manifest = SnapshotManifest {
-            format_version: Some(layout::snapshot_format_text(
+            format_version: Some(layout::indexed_format_text(
                 overlapping,
                 ledger_pages.is_some(),
+                folded_runs.is_some(),
             )),
             table: table.to_owned(),
             parent: t.head_key.clone(),
             fence,
-            created_at: Utc::now().to_rfc3339(),
+            created_at,
             columns,
             parts,
             ledger,
@@ -1291,6 +1315,7 @@ impl Lake {
             group: t.group.clone(),
             schema: Some(t.schema.clone()),
             overlapping,
+            folded_runs,
         };
         self.root.put(&key, json(&manifest)?)?;
         // a store on a disposable disk marks the publication unpushed in its bucket before
@@ -1914,17 +1939,36 @@ impl Backend for Lake {
     }
 
     fn receipts(&mut self, table: &str) -> Result<Vec<ReceiptRow>, StoreError> {
-        let published = self.table(table)?.receipts;
+        let (published, head) = {
+            let t = self.table(table)?;
+            (t.receipts, t.head_key.clone())
+        };
         let mut best: BTreeMap<u64, u64> = BTreeMap::new();
-        for (seq, fence) in self
-            .root
-            .list(&receipts_prefix(table))?
-            .iter()
-            .filter_map(|k| parse_receipt_key(k))
-        {
-            if seq <= published {
-                let f = best.entry(seq).or_insert(fence);
-                *f = (*f).max(fence);
+        // the head's folded-runs index names each published receipt; where it does not
+        // validate, the chain is walked down to one that does (crate::runs)
+        let runs = match &head {
+            Some(h) => crate::runs::runs_of(&self.root, table, h)?,
+            None => Some(Vec::new()),
+        };
+        match runs {
+            Some(runs) => {
+                for r in runs.into_iter().filter(|r| r.seq <= published) {
+                    best.insert(r.seq, r.fence);
+                }
+            }
+            // a chain with a missing manifest: the receipts as listed
+            None => {
+                for (seq, fence) in self
+                    .root
+                    .list(&receipts_prefix(table))?
+                    .iter()
+                    .filter_map(|k| parse_receipt_key(k))
+                {
+                    if seq <= published {
+                        let f = best.entry(seq).or_insert(fence);
+                        *f = (*f).max(fence);
+                    }
+                }
             }
         }
         let mut out = Vec::with_capacity(best.len());

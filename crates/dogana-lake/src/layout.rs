@@ -40,6 +40,18 @@ pub fn format_text() -> String {
     format!("{}.{}", FORMAT.0, FORMAT.1)
 }
 
+/// [`snapshot_format_text`], one minor up when the snapshot carries a folded-runs index.
+pub fn indexed_format_text(overlapping: bool, paged: bool, indexed: bool) -> String {
+    let text = snapshot_format_text(overlapping, paged);
+    if !indexed {
+        return text;
+    }
+    match text.split_once('.') {
+        Some((major, _)) => format!("{major}.1"),
+        None => text,
+    }
+}
+
 /// The format version a snapshot manifest is written with: [`PAGED_FORMAT`] when its ledger
 /// is in pages, else [`OVERLAPPING_FORMAT`] when its parts may overlap, else [`FORMAT`].
 pub fn snapshot_format_text(overlapping: bool, paged: bool) -> String {
@@ -55,7 +67,7 @@ pub fn snapshot_format_text(overlapping: bool, paged: bool) -> String {
 
 /// The newest format this build reads, as written in an error.
 fn supported_text() -> String {
-    snapshot_format_text(true, true)
+    indexed_format_text(true, true, true)
 }
 
 /// Reads a `format_version`: absent reads as 1.0, a newer minor as ours, a newer major is
@@ -311,6 +323,34 @@ pub struct SnapshotManifest {
     /// shadowed row). Such a snapshot is written in [`OVERLAPPING_FORMAT`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overlapping: bool,
+    /// The index of every delivery this snapshot's chain folds ([`crate::runs`],
+    /// `store.lay-out.folded-index`). Its presence raises the format's minor only: a reader
+    /// that does not know it walks the chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded_runs: Option<FoldedRuns>,
+}
+
+/// A snapshot's folded-runs index: Parquet segments listing every delivery (run) the chain
+/// below it folds, carried by reference from its parent's and merged 4 of a size tier into
+/// one (`store.fold.folded-index`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoldedRuns {
+    /// The snapshot it describes (the manifest's own key): a copy carried into another
+    /// snapshot by mistake is not trusted there.
+    pub through: String,
+    /// Its segments, oldest runs first.
+    pub segments: Vec<RunSegment>,
+}
+
+/// One segment of a folded-runs index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunSegment {
+    /// Its key (`tables/<t>/runs/<uuid>.parquet`).
+    pub path: String,
+    /// The SHA-256 of its bytes.
+    pub sha256: String,
+    /// Its rows (runs).
+    pub rows: u64,
 }
 
 /// A ledger kept as pages of its regions (`tables/<t>/ledger/<id>.regions`): its canonical

@@ -25,6 +25,7 @@ mod pages;
 pub mod parts;
 mod renewal;
 pub mod replica;
+pub mod runs;
 pub mod sql;
 pub mod sync;
 

@@ -261,7 +261,7 @@ fn a_fold_rewrites_a_part_a_quarter_shadowed_and_drops_the_deletions_it_no_longe
     let lake = fx.r.backend_mut();
     let head = lake.head("orders").unwrap().unwrap();
     let s = lake.snapshot(&head).unwrap();
-    assert!(s.overlapping && s.format_version.as_deref() == Some("4.0"));
+    assert!(s.overlapping && s.format_version.as_deref() == Some("4.1"));
     assert_eq!(
         s.parts
             .iter()
@@ -280,7 +280,7 @@ fn a_fold_rewrites_a_part_a_quarter_shadowed_and_drops_the_deletions_it_no_longe
         [(4, false), (1, false), (1, false), (1, false)],
         "ids 5..8 rewritten; the three changed rows carried; the deletion part gone"
     );
-    assert!(!s.overlapping && s.format_version.as_deref() == Some("4.0"));
+    assert!(!s.overlapping && s.format_version.as_deref() == Some("4.1"));
     assert_eq!(fx.state("orders"), before);
     fx.verify("orders");
 }

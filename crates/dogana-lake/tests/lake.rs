@@ -150,7 +150,8 @@ fn pointer_names_the_snapshot_and_its_fence() {
     let key = p.snapshot.clone().expect("a snapshot");
     let s = snapshot(&root, &key);
     // its ledger in pages: a reader of the inline ledger (format 2 or 3) refuses it
-    assert_eq!(s.format_version.as_deref(), Some("4.0"));
+    // 4.1: the folded-runs index raises the minor (crate::runs)
+    assert_eq!(s.format_version.as_deref(), Some("4.1"));
     assert_eq!(s.fence, p.fence, "the snapshot carries the pointer's fence");
     assert_eq!((s.receipts, s.accepted), (1, 1));
     assert!(s.ledger.is_none());
@@ -196,7 +197,7 @@ fn newer_major_refuses_reads_naming_file_and_versions() {
         } => {
             assert_eq!(
                 (file.as_str(), found.as_str(), supported.as_str()),
-                (key.as_str(), "5.0", "4.0")
+                (key.as_str(), "5.0", "4.1")
             );
         }
         other => panic!("{other}"),
@@ -260,7 +261,7 @@ fn untouched_parts_are_carried_by_reference() {
     // rule: store.lay-out.format-version — parts that may overlap: a major that readers of
     // disjoint parts (2) refuse, and the snapshot says so
     let s = snapshot(&root, &head);
-    assert!(s.overlapping && s.format_version.as_deref() == Some("4.0"));
+    assert!(s.overlapping && s.format_version.as_deref() == Some("4.1"));
     let ids: Vec<String> = fx
         .state("orders")
         .rows

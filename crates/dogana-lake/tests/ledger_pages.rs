@@ -177,7 +177,7 @@ fn a_snapshot_of_the_earlier_layout_is_read_and_converted() {
     verified(&mut store);
     accept(&mut store, dir.path(), 7);
     let (_, converted) = head(&store);
-    assert_eq!(converted.format_version.as_deref(), Some("4.0"));
+    assert_eq!(converted.format_version.as_deref(), Some("4.1"));
     assert!(converted.ledger.is_none());
     let now = ledger(&mut store);
     assert_eq!(now.region_count(), expected.region_count() + 2);

@@ -330,7 +330,7 @@ fn a_part_that_does_not_match_its_digest_is_refused_and_the_next_pull_resumes() 
     let part = m
         .entries
         .keys()
-        .find(|k| k.ends_with(".parquet"))
+        .find(|k| dogana_lake::sync::is_data_part(k))
         .unwrap()
         .clone();
     let good = std::fs::read(bucket.path().join(&part)).unwrap();
@@ -569,7 +569,7 @@ fn untrusted_or_foreign_tombstones_keep_their_entries_and_delete_nothing() {
     let part = m
         .entries
         .keys()
-        .find(|k| k.ends_with(".parquet"))
+        .find(|k| dogana_lake::sync::is_data_part(k))
         .unwrap()
         .clone();
     let snap = m
@@ -673,7 +673,9 @@ fn a_lazy_pull_boots_on_metadata_and_the_first_read_fetches_each_part() {
     assert_eq!(p.advanced.len(), 1);
     assert!(p.skipped_parts >= 2);
     assert!(
-        p.downloaded.iter().all(|k| !k.ends_with(".parquet")),
+        p.downloaded
+            .iter()
+            .all(|k| !dogana_lake::sync::is_data_part(k)),
         "{:?}",
         p.downloaded
     );
@@ -723,7 +725,7 @@ fn the_part_cache_evicts_the_least_recently_read_part_above_its_bytes() {
     let mut parts: Vec<String> = m
         .entries
         .keys()
-        .filter(|k| k.ends_with(".parquet"))
+        .filter(|k| dogana_lake::sync::is_data_part(k))
         .cloned()
         .collect();
     parts.sort();
@@ -771,7 +773,7 @@ fn an_absent_part_the_bucket_cannot_give_is_unavailable_within_the_deadline() {
     let part = manifest_of(&b_url)
         .entries
         .keys()
-        .find(|k| k.ends_with(".parquet"))
+        .find(|k| dogana_lake::sync::is_data_part(k))
         .unwrap()
         .clone();
     std::fs::remove_file(bucket.path().join(&part)).unwrap();
@@ -1031,7 +1033,7 @@ fn a_lazy_pull_leaves_receipts_and_husks_in_the_bucket_until_a_reader_lists_them
     }
     // every other in-scope object but the data parts is home
     for k in m.entries.keys() {
-        if !k.ends_with(".parquet") && !skipped.contains(k) {
+        if !dogana_lake::sync::is_data_part(k) && !skipped.contains(k) {
             assert!(c.path().join(k).exists(), "{k} is home");
         }
     }

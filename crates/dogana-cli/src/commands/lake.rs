@@ -200,6 +200,7 @@ mod imp {
                     "reclaimed": r.reclaimed,
                     "deleted": r.deleted,
                     "bytes": r.bytes,
+                    "segments": r.segments,
                     "record": r.record,
                 }));
                 continue;

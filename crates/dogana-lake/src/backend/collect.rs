@@ -32,6 +32,7 @@ impl Lake {
                 reclaimed: 0,
                 deleted: 0,
                 bytes: 0,
+                segments: 0,
                 record: None,
             });
         }
@@ -54,6 +55,7 @@ impl Lake {
             reclaimed: 0,
             deleted: 0,
             bytes: 0,
+            segments: 0,
             record: None,
         };
         // the chain, newest first
@@ -83,8 +85,20 @@ impl Lake {
             .into_iter()
             .filter(|k| !kept.contains(k.as_str()))
             .collect();
+        // folded-runs segments no retained snapshot's index names (merged away, or a dead
+        // writer's): an older snapshot's index then reads as invalid, and a reader of it walks
+        let kept_segments: HashSet<String> = retained
+            .iter()
+            .flat_map(|(_, s)| crate::runs::segment_keys(s))
+            .collect();
+        let doomed_segments: Vec<String> = self
+            .root
+            .list(&format!("tables/{dir}/runs/"))?
+            .into_iter()
+            .filter(|k| !kept_segments.contains(k))
+            .collect();
         report.retained = retained.len();
-        if doomed.is_empty() {
+        if doomed.is_empty() && doomed_segments.is_empty() {
             return Ok(report);
         }
         let doomed_set: HashSet<&str> = doomed.iter().map(String::as_str).collect();
@@ -120,7 +134,7 @@ impl Lake {
             retain_generations: retain,
             retained: retained.iter().map(|(k, _)| k.clone()).collect(),
             reclaimed: reclaimed.iter().map(|(k, _)| k.clone()).collect(),
-            deleted: doomed.clone(),
+            deleted: doomed.iter().chain(&doomed_segments).cloned().collect(),
         };
         // rule: store.collect.drop-first — recorded before anything is deleted
         self.root.put(&record_key, json(&record)?)?;
@@ -158,6 +172,10 @@ impl Lake {
             self.root.delete(key)?;
             report.deleted += 1;
             report.bytes += sizes.get(key).copied().unwrap_or(0);
+        }
+        for key in &doomed_segments {
+            self.root.delete(key)?;
+            report.segments += 1;
         }
         report.reclaimed = reclaimed.len();
         report.record = Some(record_key);

@@ -283,8 +283,8 @@ fn chain_reaches(root: &Root, head: Option<&str>, target: &str) -> Result<bool, 
 
 /// The published objects of `table` in a store that `listed` does not list yet: the chain of
 /// snapshots from its head down to the first listed one (whose objects a committed push
-/// listed already, down to the root) or the first missing one, the parts and ledger pages
-/// those name that the store holds, collected markers not listed, and of the receipts past
+/// listed already, down to the root) or the first missing one, the parts, ledger pages and
+/// folded-runs segments those name that the store holds, collected markers not listed, and of the receipts past
 /// the listed snapshot's count up to the head's, the published one at each seq with its
 /// replay entries. Unpublished leftovers (a crashed writer's receipts, parts no snapshot
 /// names) are left out. So a push costs what changed since the last one, not the history.
@@ -324,6 +324,11 @@ pub(crate) fn published_objects(
                 if present.contains(&k) {
                     out.insert(k);
                 }
+            }
+        }
+        for k in crate::runs::segment_keys(&s) {
+            if present.contains(&k) {
+                out.insert(k);
             }
         }
         at = s.parent;
