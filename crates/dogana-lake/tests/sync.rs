@@ -1340,3 +1340,80 @@ fn a_table_gone_from_the_node_is_no_deletion_of_its_objects() {
     assert!(r.tombstoned.is_empty(), "{:?}", r.tombstoned);
     assert_eq!(manifest_of(&b_url).entries, before);
 }
+
+#[test]
+fn a_collection_in_the_bucket_records_every_key_it_deletes_before_deleting_any() {
+    // rule: store.collect.folded-runs, store.collect.drop-first, store.push.collected
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let mut a = Fx::new("sync-bucket-collect");
+    a.accept(&a.full("a.csv", T1, &base()));
+    a.accept(&a.full("b.csv", T2, &base()));
+    a.accept(&a.full("c.csv", T3, &base()));
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let before = manifest_of(&b_url);
+    let mut lake = Lake::open(bucket.path(), &LakeOptions::default(), true).unwrap();
+    let r = lake.collect("orders", 1).unwrap();
+    assert!(r.deleted > 0);
+    let m = manifest_of(&b_url);
+    assert_eq!(m.format, 2, "a manifest holding collected records");
+    assert!(m.generation > before.generation);
+    let collected: Vec<&str> = m.collected.iter().map(|c| c.key.as_str()).collect();
+    let gone: Vec<&String> = before
+        .entries
+        .keys()
+        .filter(|k| !bucket.path().join(k).exists())
+        .collect();
+    assert!(!gone.is_empty());
+    for k in &gone {
+        assert!(collected.contains(&k.as_str()), "{k} recorded");
+        assert!(!m.entries.contains_key(*k), "{k} no longer listed");
+    }
+    check_bucket(&b_url);
+    // the node still holds those parts: its next push lists none of them again
+    let again = push(&url(&a), &b_url, &cfg()).unwrap();
+    assert!(
+        again.uploaded.iter().all(|k| !gone.contains(&k)),
+        "{:?}",
+        again.uploaded
+    );
+    let m = manifest_of(&b_url);
+    for k in &gone {
+        assert!(!m.entries.contains_key(*k));
+    }
+}
+
+#[test]
+fn a_lazy_read_of_a_part_the_bucket_collected_is_refused_as_part_collected() {
+    // rule: store.pull.folded-run-collected
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    let mut a = Fx::new("sync-lazy-collected");
+    a.accept(&a.full("a.csv", T1, &base()));
+    a.accept(&a.full("b.csv", T2, &base()));
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    let c = tempfile::tempdir().unwrap();
+    pull(
+        &dir_url(c.path()),
+        &b_url,
+        &PullOptions {
+            lazy: true,
+            ..PullOptions::default()
+        },
+    )
+    .unwrap();
+    let lazy = Lake::open(c.path(), &LakeOptions::default(), false).unwrap();
+    let head = lazy.head("orders").unwrap().unwrap();
+    let older = lazy.snapshot(&head).unwrap().parent.unwrap();
+    Lake::open(bucket.path(), &LakeOptions::default(), true)
+        .unwrap()
+        .collect("orders", 1)
+        .unwrap();
+    // the head reads; the older snapshot's part is gone from the bucket, and says so
+    assert_eq!(lazy.snapshot_rows(&head).unwrap().len(), 3);
+    let e = lazy.snapshot_rows(&older).unwrap_err();
+    assert!(
+        matches!(LakeError::of(&e), Some(LakeError::PartCollected { .. })),
+        "{e}"
+    );
+}

@@ -137,7 +137,9 @@ impl Lake {
             deleted: doomed.iter().chain(&doomed_segments).cloned().collect(),
         };
         // rule: store.collect.drop-first — recorded before anything is deleted
-        self.root.put(&record_key, json(&record)?)?;
+        let record_bytes = json(&record)?;
+        self.root.put(&record_key, record_bytes.clone())?;
+        let mut written = vec![(record_key.clone(), record_bytes)];
         for (key, parts) in &reclaimed {
             // rule: store.collect.manifest-kept — the manifest stays, a marker beside it
             let marker = layout::CollectedMarker {
@@ -146,8 +148,10 @@ impl Lake {
                 parts: parts.clone(),
                 collection: record_key.clone(),
             };
+            let bytes = json(&marker)?;
             self.root
-                .put(&layout::collected_marker(key), json(&marker)?)?;
+                .put(&layout::collected_marker(key), bytes.clone())?;
+            written.push((layout::collected_marker(key), bytes));
         }
         // the lease still ours (a later writer would have fenced us): only then delete
         // (the renewal keeps running through the deletions: it changes only the lease's
@@ -168,6 +172,9 @@ impl Lake {
             }
             .into());
         }
+        // in a bucket that pushes index, its manifest records every key first
+        // (store.collect.drop-first, store.collect.folded-runs)
+        crate::sync::record_collected(&self.root, &record.deleted, &written)?;
         for key in &doomed {
             self.root.delete(key)?;
             report.deleted += 1;

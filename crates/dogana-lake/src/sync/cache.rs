@@ -63,7 +63,7 @@ pub struct PartSource {
     limit: u64,
     skipped: Mutex<Option<BTreeSet<String>>>,
     bucket: Mutex<Option<Root>>,
-    entries: Mutex<Option<BTreeMap<String, Entry>>>,
+    entries: Mutex<Option<(BTreeMap<String, Entry>, BTreeSet<String>)>>,
     index: Mutex<Index>,
     held: Mutex<BTreeSet<String>>,
     deadline: Duration,
@@ -189,9 +189,21 @@ impl PartSource {
                     reason: "the bucket has no manifest".into(),
                 }
             })?;
-            *cached = Some(m.0.entries);
+            let collected = m.0.collected.iter().map(|c| c.key.clone()).collect();
+            *cached = Some((m.0.entries, collected));
         }
-        Ok(cached.as_ref().and_then(|e| e.get(key).cloned()))
+        let (entries, collected) = cached.as_ref().expect("read above");
+        if let Some(e) = entries.get(key) {
+            return Ok(Some(e.clone()));
+        }
+        if fresh && collected.contains(key) {
+            // store.pull.folded-run-collected: the bucket answers it collected
+            return Err(LakeError::PartCollected {
+                snapshot: "(a snapshot a collection in the bucket reclaimed)".into(),
+                part: key.to_owned(),
+            });
+        }
+        Ok(None)
     }
 
     fn root(&self) -> Result<Root, LakeError> {
@@ -283,7 +295,9 @@ impl PartSource {
                     return Ok(Some(got));
                 }
                 Ok(None) => return Ok(None),
-                Err(e @ LakeError::SyncDigestMismatch { .. }) => return Err(e),
+                Err(
+                    e @ (LakeError::SyncDigestMismatch { .. } | LakeError::PartCollected { .. }),
+                ) => return Err(e),
                 Err(e) => {
                     if start.elapsed() + pause > self.deadline {
                         return Err(LakeError::ReadPartUnavailable {

@@ -376,3 +376,59 @@ pub(crate) fn published_objects(
     out.extend(best.into_values().map(|(_, k)| k));
     Ok(out)
 }
+
+/// Before a collection in a bucket deletes anything, its manifest records each key it
+/// deletes as collected and lists the record and markers the collection wrote
+/// (`store.collect.drop-first`): so no push lists a deleted object again, no pull fetches
+/// one, and a lazy read of one meets `part-collected`. Nothing when the root has no bucket
+/// manifest (a store nothing was pushed to).
+pub(crate) fn record_collected(
+    root: &Root,
+    deleted: &[String],
+    written: &[(String, bytes::Bytes)],
+) -> Result<(), LakeError> {
+    if root.get_versioned(manifest::MANIFEST)?.is_none() {
+        return Ok(());
+    }
+    let now = chrono::Utc::now().to_rfc3339();
+    push::commit_rounds(SyncConfig::default().push_retries, &[], || {
+        let Some((mut m, version)) = push::read_manifest(root)? else {
+            return Err(LakeError::SyncManifestInvalid {
+                key: manifest::MANIFEST.into(),
+                reason: "the bucket manifest vanished during a collection".into(),
+            });
+        };
+        let read = m.generation;
+        for k in deleted {
+            m.entries.remove(k);
+            if !m.collected.iter().any(|c| &c.key == k) {
+                m.collected.push(manifest::Collected {
+                    key: k.clone(),
+                    at: now.clone(),
+                });
+            }
+        }
+        for (k, b) in written {
+            m.entries.insert(
+                k.clone(),
+                manifest::Entry {
+                    sha256: node::digest(b),
+                    size: b.len() as u64,
+                    owner: None,
+                },
+            );
+        }
+        m.generation += 1;
+        m.committed_by = "collect".into();
+        m.committed_at = now.clone();
+        let bytes = bytes::Bytes::from(m.to_bytes());
+        let won = root
+            .put_versioned(manifest::MANIFEST, bytes.clone(), Some(&version))?
+            .is_some();
+        if won {
+            root.put(&manifest::generation_key(m.generation), bytes)?;
+        }
+        Ok((won, read))
+    })?;
+    Ok(())
+}
