@@ -55,6 +55,9 @@ struct Index {
     parts: BTreeMap<String, (u64, u64)>,
 }
 
+/// What the bucket manifest lists, as read: its entries and the keys collected.
+type Listed = (BTreeMap<String, Entry>, BTreeSet<String>);
+
 /// A lazy store's source of parts, and its cache.
 pub struct PartSource {
     dir: PathBuf,
@@ -63,7 +66,7 @@ pub struct PartSource {
     limit: u64,
     skipped: Mutex<Option<BTreeSet<String>>>,
     bucket: Mutex<Option<Root>>,
-    entries: Mutex<Option<(BTreeMap<String, Entry>, BTreeSet<String>)>>,
+    entries: Mutex<Option<Listed>>,
     index: Mutex<Index>,
     held: Mutex<BTreeSet<String>>,
     deadline: Duration,
