@@ -320,3 +320,48 @@ fn a_part_no_snapshot_names_is_collected() {
         .is_none());
     fx.verify("orders");
 }
+
+#[test]
+fn a_collection_stops_its_walk_at_the_first_snapshot_an_earlier_one_reclaimed() {
+    // rule: store.collect.index-walk
+    let mut fx = Fx::new("collect-walk");
+    for (i, at) in [
+        "2026-10-02T00:00:00Z",
+        "2026-10-03T00:00:00Z",
+        "2026-10-04T00:00:00Z",
+    ]
+    .iter()
+    .enumerate()
+    {
+        fx.accept(&fx.full(
+            &format!("f{i}.csv"),
+            at,
+            &[(1, "2026-10-01", "2026-10-01T10:00:00Z", "1.00", false)],
+        ));
+    }
+    fx.r.backend_mut().collect("orders", 1).unwrap();
+    // the oldest snapshot, reclaimed: damaged now, a walk that read it would fail
+    let root = fx.r.backend().root().clone();
+    let mut chain = Vec::new();
+    let mut at = fx.r.backend().head("orders").unwrap();
+    while let Some(k) = at {
+        at = fx.r.backend().snapshot(&k).unwrap().parent;
+        chain.push(k);
+    }
+    let oldest = chain.last().unwrap().clone();
+    root.put(&oldest, bytes::Bytes::from_static(b"{damaged"))
+        .unwrap();
+    for (i, at) in ["2026-10-05T00:00:00Z", "2026-10-06T00:00:00Z"]
+        .iter()
+        .enumerate()
+    {
+        fx.accept(&fx.full(
+            &format!("g{i}.csv"),
+            at,
+            &[(2, "2026-10-01", "2026-10-01T10:00:00Z", "2.00", false)],
+        ));
+    }
+    let r = fx.r.backend_mut().collect("orders", 1).unwrap();
+    assert_eq!(r.reclaimed, 2, "{r:?}");
+    assert!(r.deleted > 0);
+}

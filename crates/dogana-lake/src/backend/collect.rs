@@ -59,9 +59,23 @@ impl Lake {
             record: None,
         };
         // the chain, newest first
+        let dir = table_dir(table);
+        let listed = self.root.list(&format!("tables/{dir}/snapshots/"))?;
+        // store.collect.index-walk: below the retained snapshots, the first one an earlier
+        // collection reclaimed (its marker is listed) ends the walk: it and every older one
+        // were reclaimed then, and come from the listing
+        let marked: HashSet<&str> = listed
+            .iter()
+            .filter_map(|k| k.strip_suffix(".collected.json"))
+            .collect();
         let mut chain: Vec<(String, SnapshotManifest)> = Vec::new();
         let mut at = t.head_key.clone();
         while let Some(key) = at {
+            if chain.len() >= retain as usize
+                && marked.contains(key.strip_suffix(".json").unwrap_or(&key))
+            {
+                break;
+            }
             let s = self.snapshot(&key)?;
             at = s.parent.clone();
             chain.push((key, s));
@@ -72,7 +86,6 @@ impl Lake {
             .iter()
             .flat_map(|(_, s)| s.parts.iter().map(|p| p.path.as_str()))
             .collect();
-        let dir = table_dir(table);
         let mut sizes: HashMap<String, u64> = HashMap::new();
         for (_, s) in &chain {
             for p in &s.parts {
@@ -106,9 +119,13 @@ impl Lake {
         let mut reclaimed: Vec<(String, Vec<String>)> = Vec::new();
         let in_chain: HashSet<&str> = chain.iter().map(|(k, _)| k.as_str()).collect();
         let mut others = Vec::new();
-        for key in self.root.list(&format!("tables/{dir}/snapshots/"))? {
-            if layout::is_snapshot_manifest(&key) && !in_chain.contains(key.as_str()) {
-                others.push((key.clone(), self.snapshot(&key)?));
+        for key in &listed {
+            let reclaimed_before = marked.contains(key.strip_suffix(".json").unwrap_or(key));
+            if layout::is_snapshot_manifest(key)
+                && !in_chain.contains(key.as_str())
+                && !reclaimed_before
+            {
+                others.push((key.clone(), self.snapshot(key)?));
             }
         }
         for (key, s) in older.iter().chain(others.iter()) {
