@@ -316,7 +316,7 @@ impl Root {
                 size += chunk.len() as u64;
             }
             file.sync_all()?;
-            let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+            let digest = crate::pages::hex(&hash.finalize());
             Ok(Some((tmp.clone(), digest, size)))
         });
         if !matches!(result, Ok(Some(_))) {

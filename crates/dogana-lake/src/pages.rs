@@ -36,7 +36,8 @@ pub(crate) type Regions = Arc<Vec<Region>>;
 /// merging with a neighbour (so a ledger of n bytes has at most about 4n / this many pages).
 pub const DEFAULT_PAGE_BYTES: usize = 256 << 10;
 
-fn hex(bytes: &[u8]) -> String {
+/// Lowercase hex of `bytes` (the one hex of the crate: page names, digests, keys).
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -45,7 +46,8 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
-fn unhex(s: &str) -> Option<Vec<u8>> {
+/// The bytes of lowercase or uppercase hex (None: not hex).
+pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return None;
     }

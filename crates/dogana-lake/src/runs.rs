@@ -130,14 +130,6 @@ pub fn decode(bytes: Bytes) -> Option<Vec<Run>> {
     Some(out)
 }
 
-fn sha(bytes: &[u8]) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// Writes a segment of `runs`.
 fn write_segment(root: &Root, table: &str, runs: &[Run]) -> Result<RunSegment, StoreError> {
     let bytes = encode(runs)?;
@@ -148,7 +140,7 @@ fn write_segment(root: &Root, table: &str, runs: &[Run]) -> Result<RunSegment, S
     );
     let segment = RunSegment {
         path: path.clone(),
-        sha256: sha(&bytes),
+        sha256: crate::pages::id_of(&bytes),
         rows: runs.len() as u64,
     };
     root.put(&path, bytes)?;
@@ -160,7 +152,7 @@ fn read_segment(root: &Root, s: &RunSegment) -> Result<Option<Vec<Run>>, StoreEr
     let Some(bytes) = root.get(&s.path)? else {
         return Ok(None);
     };
-    if sha(&bytes) != s.sha256 {
+    if crate::pages::id_of(&bytes) != s.sha256 {
         return Ok(None);
     }
     Ok(decode(bytes).filter(|runs| runs.len() as u64 == s.rows))

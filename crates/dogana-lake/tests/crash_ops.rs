@@ -10,6 +10,9 @@
 //!
 //! `DOGANA_LAKE_OP_KILLS` sets the kills per operation (default 100).
 
+mod common;
+
+use common::{copy_tree, Rng};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -60,41 +63,6 @@ fn op_crash_child() {
             lake.collect("orders", 1).expect("collect");
         }
         other => panic!("no operation {other}"),
-    }
-}
-
-/// A small xorshift, seeded from the clock: the kill delays.
-struct Rng(u64);
-
-impl Rng {
-    fn new() -> Rng {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(1);
-        eprintln!("crash seed {seed}");
-        Rng(seed | 1)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
     }
 }
 
@@ -176,13 +144,9 @@ fn sigkill_during_folds_leaves_old_or_new_snapshot() {
     let n = kills();
     for i in 0..n {
         copy_tree(&template, &work);
-        let mut child = spawn("fold", &work);
         // most of a run is the process starting and the store's probe: the kills land in
         // its second half, where the fold reads, writes and publishes
-        let w = whole.as_micros() as u64;
-        std::thread::sleep(Duration::from_micros(w / 2 + rng.below(w / 2 + 1)));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        rng.kill_midway(spawn("fold", &work), whole);
         let lake = Lake::open(&work, &options(), false).unwrap();
         let head = lake.head("orders").unwrap().unwrap();
         if head == old_head {
@@ -234,11 +198,7 @@ fn sigkill_during_collections_deletes_only_what_was_recorded() {
     let n = kills();
     for i in 0..n {
         copy_tree(&template, &work);
-        let mut child = spawn("collect", &work);
-        let w = whole.as_micros() as u64;
-        std::thread::sleep(Duration::from_micros(w / 2 + rng.below(w / 2 + 1)));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        rng.kill_midway(spawn("collect", &work), whole);
         let lake = Lake::open(&work, &options(), false).unwrap();
         assert_eq!(lake.head("orders").unwrap().as_deref(), Some(head.as_str()));
         assert_eq!(
@@ -336,11 +296,7 @@ fn sigkill_during_pulls_never_points_at_missing_parts() {
     let n = kills();
     for i in 0..n {
         copy_tree(&replica_template, &work);
-        let mut child = spawn("pull", Path::new(&spec(&work)));
-        let w = whole.as_micros() as u64;
-        std::thread::sleep(Duration::from_micros(w / 2 + rng.below(w / 2 + 1)));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        rng.kill_midway(spawn("pull", Path::new(&spec(&work))), whole);
         let r = Lake::open(&work, &options(), false).unwrap();
         let head = r.head("orders").unwrap().unwrap();
         // read() asserts every part the pointer reaches exists

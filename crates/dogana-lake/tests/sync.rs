@@ -94,6 +94,27 @@ fn reader(dir: &Path, name: &str) -> Fx {
     fx
 }
 
+/// A new bucket holding what `fx` pushed into it, and its URL.
+fn pushed(fx: &Fx) -> (tempfile::TempDir, String) {
+    let bucket = tempfile::tempdir().unwrap();
+    let b_url = dir_url(bucket.path());
+    push(&url(fx), &b_url, &cfg()).unwrap();
+    (bucket, b_url)
+}
+
+/// A lazy pull of the bucket at `b_url` into `dir`.
+fn lazy_pull(dir: &Path, b_url: &str) -> dogana_lake::sync::PullReport {
+    pull(
+        &dir_url(dir),
+        b_url,
+        &PullOptions {
+            lazy: true,
+            ..PullOptions::default()
+        },
+    )
+    .unwrap()
+}
+
 fn cfg() -> SyncConfig {
     SyncConfig::default()
 }
@@ -260,9 +281,7 @@ fn a_bucket_or_directory_of_another_store_is_refused_and_nothing_changes() {
     a.accept(&a.full("a.csv", T1, &base()));
     let mut b = Fx::new("sync-id-b");
     b.accept(&b.full("a.csv", T1, &base()));
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     let before = Root::open(&b_url).unwrap().list("").unwrap();
     let e = push(&url(&b), &b_url, &cfg()).unwrap_err();
     assert!(matches!(e, LakeError::SyncStoreMismatch { .. }), "{e}");
@@ -282,9 +301,7 @@ fn a_manifest_that_does_not_parse_or_is_newer_is_refused_with_nothing_written() 
     // rule: store.push.manifest-format
     let mut a = Fx::new("sync-bad-manifest");
     a.accept(&a.full("a.csv", T1, &base()));
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     let root = Root::open(&b_url).unwrap();
     let good = root.get_versioned(MANIFEST).unwrap().unwrap().bytes;
     // without format, a manifest reads as 1
@@ -323,9 +340,7 @@ fn a_part_that_does_not_match_its_digest_is_refused_and_the_next_pull_resumes() 
     let mut a = Fx::new("sync-digest");
     a.accept(&a.full("a.csv", T1, &base()));
     a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (bucket, b_url) = pushed(&a);
     let m = manifest_of(&b_url);
     let part = m
         .entries
@@ -657,9 +672,7 @@ fn a_lazy_pull_boots_on_metadata_and_the_first_read_fetches_each_part() {
     let mut a = Fx::new("sync-lazy");
     a.accept(&a.full("a.csv", T1, &base()));
     a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     let c = tempfile::tempdir().unwrap();
     let p = pull(
         &dir_url(c.path()),
@@ -701,9 +714,7 @@ fn the_part_cache_evicts_the_least_recently_read_part_above_its_bytes() {
     a.accept(&a.full("a.csv", T1, &base()));
     a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
     a.accept(&a.changes("c.csv", T2, T3, &change(5, T3)));
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     let c = tempfile::tempdir().unwrap();
     // room for about one part
     std::fs::write(
@@ -711,15 +722,7 @@ fn the_part_cache_evicts_the_least_recently_read_part_above_its_bytes() {
         "[sync]\npart_cache_bytes = 3000\n",
     )
     .unwrap();
-    pull(
-        &dir_url(c.path()),
-        &b_url,
-        &PullOptions {
-            lazy: true,
-            ..PullOptions::default()
-        },
-    )
-    .unwrap();
+    lazy_pull(c.path(), &b_url);
     let src = PartSource::of_dir(c.path()).unwrap().unwrap();
     let m = manifest_of(&b_url);
     let mut parts: Vec<String> = m
@@ -757,19 +760,9 @@ fn an_absent_part_the_bucket_cannot_give_is_unavailable_within_the_deadline() {
     // rule: read.cache.miss-wait
     let mut a = Fx::new("sync-miss");
     a.accept(&a.full("a.csv", T1, &base()));
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (bucket, b_url) = pushed(&a);
     let c = tempfile::tempdir().unwrap();
-    pull(
-        &dir_url(c.path()),
-        &b_url,
-        &PullOptions {
-            lazy: true,
-            ..PullOptions::default()
-        },
-    )
-    .unwrap();
+    lazy_pull(c.path(), &b_url);
     let part = manifest_of(&b_url)
         .entries
         .keys()
@@ -803,24 +796,14 @@ fn a_fold_on_a_lazy_store_whose_inputs_exceed_the_cache_publishes_nothing() {
     for (i, (since, at)) in [(T1, T2), (T2, T3), (T3, T4)].iter().enumerate() {
         a.accept(&a.changes(&format!("f{i}.csv"), since, at, &change(30 + i as i64, at)));
     }
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     let c = tempfile::tempdir().unwrap();
     std::fs::write(
         c.path().join("store.toml"),
         "[sync]\npart_cache_bytes = 100\n",
     )
     .unwrap();
-    pull(
-        &dir_url(c.path()),
-        &b_url,
-        &PullOptions {
-            lazy: true,
-            ..PullOptions::default()
-        },
-    )
-    .unwrap();
+    lazy_pull(c.path(), &b_url);
     let mut lake = Lake::open(c.path(), &LakeOptions::default(), true).unwrap();
     let head = lake.head("orders").unwrap();
     let e = lake.fold("orders").unwrap_err();
@@ -994,9 +977,7 @@ fn a_lazy_pull_leaves_receipts_and_husks_in_the_bucket_until_a_reader_lists_them
     a.accept(&a.full("b.csv", T2, &base()));
     a.accept(&a.full("c.csv", T3, &base()));
     a.r.backend_mut().collect("orders", 1).unwrap();
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     let m = manifest_of(&b_url);
     let husks: Vec<String> = m
         .entries
@@ -1062,19 +1043,9 @@ fn a_chain_walk_fetches_husks_and_a_store_without_its_bucket_names_what_it_lacks
     a.accept(&a.full("b.csv", T2, &base()));
     a.accept(&a.full("c.csv", T3, &base()));
     a.r.backend_mut().collect("orders", 1).unwrap();
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     let c = tempfile::tempdir().unwrap();
-    pull(
-        &dir_url(c.path()),
-        &b_url,
-        &PullOptions {
-            lazy: true,
-            ..PullOptions::default()
-        },
-    )
-    .unwrap();
+    lazy_pull(c.path(), &b_url);
     let skipped: Vec<String> =
         serde_json::from_slice(&std::fs::read(c.path().join(".skipped-runs.json")).unwrap())
             .unwrap();
@@ -1112,9 +1083,7 @@ fn a_collected_record_keeps_its_key_out_of_every_push_until_it_lapses() {
     // rule: store.merge.collected, store.push.collected, store.push.manifest-format
     let mut a = Fx::new("sync-collected");
     a.accept(&a.full("a.csv", T1, &base()));
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
     // a collection recorded one of the node's new parts (not yet pushed) and one listed key
     let root = Root::open(&b_url).unwrap();
@@ -1182,9 +1151,7 @@ fn a_delivery_whose_snapshot_was_collected_replays_from_its_receipt_and_writes_n
     a.accept(&a.full("c.csv", T3, &base()));
     a.r.backend_mut().collect("orders", 1).unwrap();
     // pushed and pulled, the collected delivery is on another node as its receipt alone
-    let bucket = tempfile::tempdir().unwrap();
-    let b_url = dir_url(bucket.path());
-    push(&url(&a), &b_url, &cfg()).unwrap();
+    let (_bucket, b_url) = pushed(&a);
     let c = tempfile::tempdir().unwrap();
     pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap();
     let mut node = node_at(c.path(), "sync-replay-b");
@@ -1393,15 +1360,7 @@ fn a_lazy_read_of_a_part_the_bucket_collected_is_refused_as_part_collected() {
     a.accept(&a.full("b.csv", T2, &base()));
     push(&url(&a), &b_url, &cfg()).unwrap();
     let c = tempfile::tempdir().unwrap();
-    pull(
-        &dir_url(c.path()),
-        &b_url,
-        &PullOptions {
-            lazy: true,
-            ..PullOptions::default()
-        },
-    )
-    .unwrap();
+    lazy_pull(c.path(), &b_url);
     let lazy = Lake::open(c.path(), &LakeOptions::default(), false).unwrap();
     let head = lazy.head("orders").unwrap().unwrap();
     let older = lazy.snapshot(&head).unwrap().parent.unwrap();

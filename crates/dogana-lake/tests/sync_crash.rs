@@ -7,9 +7,12 @@
 //!
 //! `DOGANA_SYNC_KILLS` sets the kills per operation (default 100).
 
+mod common;
+
+use common::{copy_tree, Rng};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use dogana_lake::objects::Root;
 use dogana_lake::sync::manifest::{BucketManifest, MANIFEST};
@@ -48,40 +51,6 @@ fn sync_crash_child() {
             pull(local, bucket, &PullOptions::default()).expect("pull");
         }
         other => panic!("no operation {other}"),
-    }
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn new() -> Rng {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(1);
-        eprintln!("crash seed {seed}");
-        Rng(seed | 1)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    let _ = std::fs::remove_dir_all(to);
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
     }
 }
 
@@ -222,11 +191,7 @@ fn sigkill_during_pushes_leaves_a_bucket_that_names_only_what_exists() {
     for i in 0..n {
         copy_tree(&local_snapshot, &local);
         copy_tree(&bucket_t, &bucket);
-        let mut child = spawn("push", &local, &bucket);
-        let w = whole.as_micros() as u64;
-        std::thread::sleep(Duration::from_micros(w / 2 + rng.below(w / 2 + 1)));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        rng.kill_midway(spawn("push", &local, &bucket), whole);
         let what = format!("kill {i}");
         let m = listed_exist(&bucket, &what);
         let head = whole_head(&bucket, m.as_ref(), &what).unwrap();
@@ -275,11 +240,7 @@ fn sigkill_during_pulls_never_points_at_missing_objects() {
     let n = kills();
     for i in 0..n {
         copy_tree(&local_t, &local);
-        let mut child = spawn("pull", &local, &bucket);
-        let w = whole.as_micros() as u64;
-        std::thread::sleep(Duration::from_micros(w / 2 + rng.below(w / 2 + 1)));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        rng.kill_midway(spawn("pull", &local, &bucket), whole);
         let what = format!("kill {i}");
         let head = whole_head(&local, Some(&m), &what).unwrap();
         if head == old {

@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use ring::signature::{self, Ed25519KeyPair, KeyPair as _};
 use serde::{Deserialize, Serialize};
 
+use crate::pages::{hex, unhex};
 use crate::LakeError;
 
 /// The bucket manifest's key under the bucket's prefix.
@@ -134,26 +135,6 @@ pub struct BucketManifest {
 
 fn one() -> u32 {
     1
-}
-
-/// Lowercase hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 fn cut(s: &str, n: usize) -> String {

@@ -11,7 +11,7 @@ use ring::signature::Ed25519KeyPair;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
-use super::manifest::hex;
+use crate::pages::{hex, id_of};
 use crate::LakeError;
 
 /// The directory of a node's own files under its local store.
@@ -58,7 +58,7 @@ pub(crate) fn file_digest(path: &Path) -> Result<(String, u64), LakeError> {
 
 /// The SHA-256 of bytes, hex.
 pub(crate) fn digest(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
+    id_of(bytes)
 }
 
 /// Who this local store is as a node of a bucket.
