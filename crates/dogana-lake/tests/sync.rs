@@ -1142,6 +1142,58 @@ fn a_collected_record_keeps_its_key_out_of_every_push_until_it_lapses() {
 }
 
 #[test]
+fn a_chain_question_is_answered_by_the_heads_valid_index_and_otherwise_by_the_walk() {
+    // rule: store.merge.collected-index
+    let mut a = Fx::new("sync-chain-index");
+    a.accept(&a.full("a.csv", T1, &base()));
+    for (i, (from, to)) in [(T1, T2), (T2, T3), (T3, T4)].into_iter().enumerate() {
+        a.accept(&a.changes(&format!("c{i}.csv"), from, to, &change(10 + i as i64, to)));
+    }
+    let lake = a.r.backend();
+    let root = lake.root().clone();
+    let dir = std::path::PathBuf::from(url(&a).trim_start_matches("file://"));
+    let mut chain = vec![lake.head("orders").unwrap().unwrap()];
+    while let Some(p) = lake.snapshot(chain.last().unwrap()).unwrap().parent {
+        chain.push(p);
+    }
+    assert_eq!(chain.len(), 4);
+    let (head, middle, first) = (&chain[0], &chain[2], &chain[3]);
+    let index = lake.snapshot(head).unwrap().folded_runs.unwrap();
+    let reaches = |t: &str| dogana_lake::sync::chain_reaches(&root, Some(head), t).unwrap();
+    // a middle manifest gone: the walk could not pass it, the head's index answers
+    let middle_bytes = std::fs::read(dir.join(middle)).unwrap();
+    std::fs::remove_file(dir.join(middle)).unwrap();
+    assert!(reaches(first), "the index names the first snapshot's run");
+    // indexes that do not validate are not trusted: the walk stops at the gap
+    let segments: Vec<(std::path::PathBuf, Vec<u8>)> = root
+        .list("tables/orders/runs/")
+        .unwrap()
+        .into_iter()
+        .map(|k| (dir.join(&k), std::fs::read(dir.join(&k)).unwrap()))
+        .collect();
+    assert!(segments.len() >= index.segments.len());
+    for (path, _) in &segments {
+        std::fs::write(path, b"not a segment").unwrap();
+    }
+    assert!(
+        !reaches(first),
+        "no valid index, and the walk meets a missing snapshot"
+    );
+    // with the chain whole again, the walk alone reaches it
+    std::fs::write(dir.join(middle), &middle_bytes).unwrap();
+    assert!(reaches(first));
+    for (path, bytes) in &segments {
+        std::fs::write(path, bytes).unwrap();
+    }
+    // a snapshot that published a run the valid index does not list is off the chain
+    let mut forked = lake.snapshot(first).unwrap();
+    forked.parent = None;
+    let fork_key = "tables/orders/snapshots/forked.json";
+    std::fs::write(dir.join(fork_key), serde_json::to_vec(&forked).unwrap()).unwrap();
+    assert!(!reaches(fork_key));
+}
+
+#[test]
 fn a_delivery_whose_snapshot_was_collected_replays_from_its_receipt_and_writes_nothing() {
     // rule: store.lay-out.run-folded-replay, store.lay-out.run-digest, store.lay-out.folded-committed
     let mut a = Fx::new("sync-replay");

@@ -257,19 +257,53 @@ fn store_id_of(root: &Root) -> Result<Option<String>, LakeError> {
     }))
 }
 
-/// Whether the chain below `head` in `root` reaches `target` (a missing snapshot ends it).
-fn chain_reaches(root: &Root, head: Option<&str>, target: &str) -> Result<bool, LakeError> {
+/// Whether the chain below `head` in `root` reaches the snapshot `target`: the question a
+/// push asks of the local chain (does it extend the bucket head?) and a pull of the bucket's
+/// (does it extend the local head?).
+///
+/// The first snapshot of the walk that carries a valid folded-runs index answers for the
+/// chain beneath it (`store.merge.collected-index`): `target` is on it when one of the
+/// index's runs was published by `target`, whose manifest is read to confirm it; a
+/// `target` that published a run the index does not list is not. So a pull after ten
+/// thousand deliveries by other nodes reads one manifest and a few segments, not ten
+/// thousand manifests. Without a valid index, and for a `target` that published no run
+/// (a fold), it walks the chain by each manifest's parent; a missing snapshot ends the walk.
+///
+/// ```no_run
+/// use dogana_lake::objects::Root;
+/// let bucket = Root::open("s3://bucket/store").unwrap();
+/// let reached = dogana_lake::sync::chain_reaches(&bucket, Some("tables/orders/snapshots/b.json"),
+///     "tables/orders/snapshots/a.json").unwrap();
+/// # let _ = reached;
+/// ```
+pub fn chain_reaches(root: &Root, head: Option<&str>, target: &str) -> Result<bool, LakeError> {
+    let snapshot = |key: &str| -> Result<Option<SnapshotManifest>, LakeError> {
+        root.get(key)?
+            .map(|b| serde_json::from_slice(&b).map_err(|e| LakeError::Root(format!("{key}: {e}"))))
+            .transpose()
+    };
     let mut at = head.map(str::to_owned);
+    let mut indexed = false;
     let mut seen = 0usize;
     while let Some(key) = at {
         if key == target {
             return Ok(true);
         }
-        let Some(b) = root.get(&key)? else {
+        let Some(s) = snapshot(&key)? else {
             return Ok(false);
         };
-        let s: SnapshotManifest =
-            serde_json::from_slice(&b).map_err(|e| LakeError::Root(format!("{key}: {e}")))?;
+        if let (false, Some(index)) = (indexed, &s.folded_runs) {
+            if let Some(runs) = crate::runs::valid_runs(root, &key, index).map_err(store_error)? {
+                indexed = true;
+                let named = runs.iter().any(|r| r.snapshot == target);
+                match snapshot(target)? {
+                    Some(_) if named => return Ok(true),
+                    Some(t) if t.receipt.is_some() => return Ok(false),
+                    // a fold, or a manifest this root lacks: only the walk can tell
+                    _ => {}
+                }
+            }
+        }
         at = s.parent;
         seen += 1;
         if seen > 10_000_000 {
