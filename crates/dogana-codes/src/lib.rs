@@ -228,6 +228,10 @@ codes! {
     TABLE_NOT_FOUND = "DGN-309", Refusal,
         "The database named holds no table or view of that name to read columns from.",
         "Name a table or view the database holds (in Postgres, in the URL's schema).";
+    /// The object store refused the process's credentials.
+    CREDENTIALS_REFUSED = "DGN-310", Refusal,
+        "The bucket (S3, GCS, Azure) refused the credentials this process holds: wrong, expired, or without the permission the operation needs (HTTP 401 or 403); nothing was written.",
+        "Set the credentials the bucket expects (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AZURE_STORAGE_ACCOUNT_KEY, GOOGLE_APPLICATION_CREDENTIALS) and run again.";
 
     /// A lock or lease on the store was held past the wait.
     STORE_LOCKED = "DGN-401", Transient,

@@ -274,6 +274,15 @@ pub enum LakeError {
         /// `part_cache_bytes`.
         cache: u64,
     },
+    /// The object store refused the credentials this process holds (HTTP 401 or 403): wrong,
+    /// expired or without the permission the operation needs. Nothing was written by the
+    /// refused request; retrying with the same credentials will not help.
+    CredentialsRefused {
+        /// The object's path in the bucket.
+        path: String,
+        /// The store's answer, cut to 300 characters.
+        detail: String,
+    },
     /// The store root is not a URL this build opens.
     Root(String),
     /// The object store failed.
@@ -457,6 +466,10 @@ impl fmt::Display for LakeError {
                 f,
                 "FoldInputsExceedCache: {table}: the parts a fold (or a reader of their files) needs at once are {inputs} bytes, and the part cache holds {cache} (part_cache_bytes; store.fold.cached-inputs); raise part_cache_bytes in store.toml; nothing was published"
             ),
+            LakeError::CredentialsRefused { path, detail } => write!(
+                f,
+                "CredentialsRefused: the object store refused this process's credentials for {path}: set the ones the bucket expects (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AZURE_STORAGE_ACCOUNT_NAME and AZURE_STORAGE_ACCOUNT_KEY, GOOGLE_APPLICATION_CREDENTIALS) and run again ({detail})"
+            ),
             LakeError::Root(m) => write!(f, "store root: {m}"),
             LakeError::Object(e) => write!(f, "object store: {e}"),
             LakeError::Io(e) => write!(f, "filesystem: {e}"),
@@ -476,7 +489,16 @@ impl Error for LakeError {
 
 impl From<object_store::Error> for LakeError {
     fn from(e: object_store::Error) -> Self {
-        LakeError::Object(e)
+        match e {
+            object_store::Error::Unauthenticated { path, source }
+            | object_store::Error::PermissionDenied { path, source } => {
+                LakeError::CredentialsRefused {
+                    path,
+                    detail: source.to_string().chars().take(300).collect(),
+                }
+            }
+            e => LakeError::Object(e),
+        }
     }
 }
 
@@ -537,6 +559,7 @@ impl LakeError {
             | LakeError::SyncPullUnconverged { .. }
             | LakeError::DrainUnpushed { .. } => codes::SYNC_CONTENDED,
             LakeError::ReadPartUnavailable { .. } => codes::PART_UNAVAILABLE,
+            LakeError::CredentialsRefused { .. } => codes::CREDENTIALS_REFUSED,
             LakeError::Root(_) => codes::STORE_SPEC_INVALID,
             LakeError::Object(_) | LakeError::Io(_) => {
                 dogana_receiver::transient_io(self).unwrap_or(codes::STORE_FAILED)

@@ -958,6 +958,83 @@ mod servers {
         );
     }
 
+    const WRONG_KEY_CHILD: &str = "DOGANA_SYNC_WRONG_KEY_CHILD";
+
+    /// The child of `wrong_credentials_*`: a push or pull under the environment the parent
+    /// gave it, printing the error's code and message.
+    #[test]
+    fn wrong_key_child() {
+        let Ok(spec) = std::env::var(WRONG_KEY_CHILD) else {
+            return;
+        };
+        let mut it = spec.splitn(3, '|');
+        let (op, local, bucket) = (it.next().unwrap(), it.next().unwrap(), it.next().unwrap());
+        let e = match op {
+            "push" => push(local, bucket, &cfg()).map(|_| ()),
+            _ => pull(local, bucket, &PullOptions::default()).map(|_| ()),
+        }
+        .expect_err("refused");
+        println!("REFUSED {} {e}", e.code());
+    }
+
+    /// Runs `op` in a child process whose Azure account key is wrong (the environment is
+    /// the process's, so the parent's other tests keep the right one); its output.
+    fn with_wrong_key(op: &str, local: &str, bucket: &str) -> String {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "servers::wrong_key_child", "--nocapture"])
+            .env(WRONG_KEY_CHILD, format!("{op}|{local}|{bucket}"))
+            // 64 bytes, base64: a well-formed key that is not the account's
+            .env("AZURE_STORAGE_ACCOUNT_KEY", "A".repeat(86) + "==")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    }
+
+    fn listing(url: &str) -> Vec<(String, Vec<u8>)> {
+        let root = Root::open(url).unwrap();
+        let mut keys = root.list("").unwrap();
+        keys.sort();
+        keys.into_iter()
+            .map(|k| {
+                let b = root.get(&k).unwrap().unwrap().to_vec();
+                (k, b)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn wrong_credentials_refuse_a_push_and_a_pull_by_name_and_change_nothing() {
+        // issue 30, bad input: wrong credentials are a named error, and nothing changes
+        let dir = tempfile::tempdir().unwrap();
+        let b_url = dogana_lake::cloud_url("DOGANA_LAKE_AZ_URL", dir.path()).unwrap();
+        let mut a = Fx::new("sync-wrong-key");
+        a.accept(&a.full("a.csv", T1, &base()));
+        push(&url(&a), &b_url, &cfg()).unwrap();
+        a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+        let (bucket_before, local_before) = (listing(&b_url), listing(&url(&a)));
+        let out = with_wrong_key("push", &url(&a), &b_url);
+        assert!(out.contains("REFUSED DGN-310 CredentialsRefused"), "{out}");
+        assert_eq!(listing(&b_url), bucket_before, "nothing published");
+        assert_eq!(listing(&url(&a)), local_before, "the local store unchanged");
+        let fresh = tempfile::tempdir().unwrap();
+        let out = with_wrong_key("pull", &dir_url(fresh.path()), &b_url);
+        assert!(out.contains("REFUSED DGN-310 CredentialsRefused"), "{out}");
+        assert_eq!(
+            std::fs::read_dir(fresh.path()).unwrap().count(),
+            0,
+            "nothing written"
+        );
+        // with the right key the same push goes through
+        push(&url(&a), &b_url, &cfg()).unwrap();
+        check_bucket(&b_url);
+    }
+
     #[test]
     fn four_nodes_on_azure() {
         // rule: store.push.manifest-commit, store.merge.scoped-union

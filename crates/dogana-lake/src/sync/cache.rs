@@ -299,7 +299,9 @@ impl PartSource {
                 }
                 Ok(None) => return Ok(None),
                 Err(
-                    e @ (LakeError::SyncDigestMismatch { .. } | LakeError::PartCollected { .. }),
+                    e @ (LakeError::SyncDigestMismatch { .. }
+                    | LakeError::PartCollected { .. }
+                    | LakeError::CredentialsRefused { .. }),
                 ) => return Err(e),
                 Err(e) => {
                     if start.elapsed() + pause > self.deadline {
