@@ -427,6 +427,42 @@ fn push_then_a_lazy_pull_reads_every_receipt_and_the_duckdb_views() {
     };
     assert_eq!(receipts(&cold), receipts(&store));
     work.dogana(["verify", "--store", &cold]).assert().success();
+    let claims = |s: &str| {
+        work.dogana([
+            "claims",
+            "--store",
+            s,
+            "orders",
+            "--at",
+            "2026-11-01T00:00:00Z",
+            "--json",
+        ])
+        .output()
+        .unwrap()
+        .stdout
+    };
+    assert_eq!(claims(&cold), claims(&store));
+    // the ledger's page reads receipts and ledgers, never a part
+    for (s, page) in [(&cold, "cold.html"), (&store, "warm.html")] {
+        work.dogana([
+            "show",
+            "--store",
+            s,
+            "orders",
+            "--at",
+            "2026-11-01T00:00:00Z",
+            "-o",
+            page,
+        ])
+        .assert()
+        .success();
+    }
+    assert_eq!(
+        std::fs::read(work.path("cold.html")).unwrap(),
+        std::fs::read(work.path("warm.html")).unwrap(),
+        "the lazy store's page is the full store's"
+    );
+    assert!(!work.path("cold/tables/orders/parts").exists());
     // the DuckDB views name files: their parts come home first
     work.dogana(["duckdb-sql", "--store", &cold, "orders"])
         .assert()
