@@ -1076,6 +1076,11 @@ impl Postgres {
 
 /// A writer's session on the server a URL names, whatever its schema holds (the test harness
 /// creates schemas through it).
+/// A writer's session with the server a parsed URL names (the catalog's).
+pub(crate) fn session_of(target: &Target) -> Result<Client, StoreError> {
+    session(target, true)
+}
+
 pub(crate) fn raw_session(url: &str) -> Result<Client, StoreError> {
     session(&Target::from_url(url).map_err(plain)?, true)
 }

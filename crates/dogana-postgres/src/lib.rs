@@ -100,6 +100,7 @@
 #![warn(missing_docs)]
 
 mod backend;
+pub mod catalog;
 mod conninfo;
 pub mod harness;
 mod values;

@@ -390,9 +390,84 @@ pub fn table_columns(
     }
 }
 
+/// Opens the catalog a URL names, as the port (`topology.coordinate.catalog-port`): a
+/// SQLite file (`sqlite:///dir/machine.sqlite`, `sqlite:PATH` or a plain path), the
+/// single-node default, or a Postgres schema (`postgres://USER@HOST:PORT/DB?schema=NAME`,
+/// the `postgres` feature) for a cluster. Engine code holds what this returns and never
+/// names the backend.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("machine.sqlite");
+/// let mut catalog = dogana_stores::open_catalog(&path.display().to_string()).unwrap();
+/// assert!(catalog.now_ms().unwrap() > 0);
+/// ```
+pub fn open_catalog(
+    url: &str,
+) -> Result<Box<dyn dogana_catalog::Catalog>, dogana_catalog::CatalogError> {
+    use dogana_catalog::CatalogError;
+    let invalid = |reason: String| CatalogError::UrlInvalid {
+        url: without_password(url).chars().take(200).collect(),
+        reason,
+    };
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        #[cfg(feature = "postgres")]
+        return Ok(Box::new(dogana_postgres::catalog::connect(url)?));
+        #[cfg(not(feature = "postgres"))]
+        return Err(invalid(
+            "this build of dogana has no Postgres backend: build it with the `postgres` feature (scripts/build-full.sh builds every backend)".into(),
+        ));
+    }
+    let path = match url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+    {
+        Some(p) => p,
+        None if url.contains("://") => {
+            return Err(invalid(
+                "a catalog is a SQLite file or a Postgres schema; this scheme is neither".into(),
+            ))
+        }
+        None => url,
+    };
+    if path.is_empty() {
+        return Err(invalid("no path".into()));
+    }
+    Ok(Box::new(dogana_sqlite::catalog::open(Path::new(path))?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_catalog_url_picks_its_backend_and_an_unknown_one_is_refused_naming_it() {
+        // rule: topology.coordinate.catalog-port
+        let dir = std::env::temp_dir().join(format!("dogana-catalog-url-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for url in [
+            format!("sqlite://{}/a.sqlite", dir.display()),
+            format!("sqlite:{}/b.sqlite", dir.display()),
+            format!("{}/c.sqlite", dir.display()),
+        ] {
+            let mut c = open_catalog(&url).unwrap();
+            assert!(c.now_ms().unwrap() > 0, "{url}");
+        }
+        for (url, why) in [
+            ("s3://bucket/machine.sqlite", "neither"),
+            ("sqlite://", "no path"),
+        ] {
+            match open_catalog(url) {
+                Err(e @ dogana_catalog::CatalogError::UrlInvalid { .. }) => {
+                    let m = e.to_string();
+                    assert!(m.contains(url) && m.contains(why), "{m}");
+                }
+                Err(e) => panic!("{url}: {e}"),
+                Ok(_) => panic!("{url} opened"),
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_password_is_never_shown() {
