@@ -458,12 +458,12 @@ impl Root {
             .rt
             .block_on(self.store.list_with_delimiter(Some(&path)))
         {
-            // a local store's own configuration and node files (store.toml, dot names) are
-            // no one else's objects
+            // a local store's own configuration, node files and catalogs are no one
+            // else's objects
             Ok(r) => Ok(r.objects.iter().all(|o| {
                 o.location
                     .filename()
-                    .is_some_and(|n| n.starts_with('.') || n == crate::sync::config::STORE_TOML)
+                    .is_some_and(crate::sync::machine_local)
             }) && r.common_prefixes.iter().all(|p| {
                 p.filename().is_some_and(|n| except.contains(&n))
                     || p.filename().is_some_and(|n| n.starts_with('.'))

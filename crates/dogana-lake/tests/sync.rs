@@ -1271,6 +1271,56 @@ fn a_chain_question_is_answered_by_the_heads_valid_index_and_otherwise_by_the_wa
 }
 
 #[test]
+fn the_machine_catalog_is_never_pushed_and_a_pull_keeps_it() {
+    // rule: store.lay-out.machine-catalog
+    use dogana_lake::sync::MACHINE_CATALOG;
+    let mut a = Fx::new("sync-machine-catalog");
+    a.accept(&a.full("a.csv", T1, &base()));
+    let dir = std::path::PathBuf::from(url(&a).trim_start_matches("file://"));
+    let files = [
+        (
+            MACHINE_CATALOG.to_owned(),
+            b"SQLite format 3\0 node a".to_vec(),
+        ),
+        (format!("{MACHINE_CATALOG}-wal"), b"wal of node a".to_vec()),
+    ];
+    for (name, bytes) in &files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let (bucket, b_url) = pushed(&a);
+    let listed = manifest_of(&b_url);
+    assert!(
+        listed
+            .entries
+            .keys()
+            .all(|k| !k.starts_with(MACHINE_CATALOG)),
+        "{:?}",
+        listed.entries.keys().collect::<Vec<_>>()
+    );
+    assert!(!bucket.path().join(MACHINE_CATALOG).exists());
+    // a machine with its own catalog pulls into its directory: the catalog stays as it was
+    let c = tempfile::tempdir().unwrap();
+    let own = b"SQLite format 3\0 node c".to_vec();
+    std::fs::write(c.path().join(MACHINE_CATALOG), &own).unwrap();
+    pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap();
+    assert_eq!(std::fs::read(c.path().join(MACHINE_CATALOG)).unwrap(), own);
+    assert_eq!(
+        reader(c.path(), "sync-machine-catalog-c")
+            .r
+            .receipts("orders")
+            .unwrap()
+            .len(),
+        1
+    );
+    // and again, after the node delivered and pushed once more
+    a.accept(&a.changes("b.csv", T1, T2, &change(4, T2)));
+    push(&url(&a), &b_url, &cfg()).unwrap();
+    pull(&dir_url(c.path()), &b_url, &PullOptions::default()).unwrap();
+    assert_eq!(std::fs::read(c.path().join(MACHINE_CATALOG)).unwrap(), own);
+    assert!(!c.path().join(format!("{MACHINE_CATALOG}-wal")).exists());
+}
+
+#[test]
 fn a_delivery_whose_snapshot_was_collected_replays_from_its_receipt_and_writes_nothing() {
     // rule: store.lay-out.run-folded-replay, store.lay-out.run-digest, store.lay-out.folded-committed
     let mut a = Fx::new("sync-replay");

@@ -194,11 +194,33 @@ impl std::fmt::Display for SyncWarning {
     }
 }
 
+/// The machine's catalog file in a local store's directory (`dogana_sqlite::catalog`): its
+/// leases, cursors and journal. A push never lists it; a pull never touches it.
+pub const MACHINE_CATALOG: &str = "machine.sqlite";
+
+/// The derived catalog, a cache rebuilt from the store's objects: never synced either.
+pub const DERIVED_CATALOG: &str = "derived.sqlite";
+
+/// Whether a file directly in a local store's directory is the machine's own, not the
+/// store's: dot files (`.sync/`), `store.toml` and the catalogs. A directory holding only
+/// these is empty to a pull or a new store.
+pub fn machine_local(name: &str) -> bool {
+    name.starts_with('.')
+        || name == config::STORE_TOML
+        || name.starts_with(MACHINE_CATALOG)
+        || name.starts_with(DERIVED_CATALOG)
+}
+
 /// Whether a key of a store is synced: everything but a node's own files (any name starting
 /// with a dot, `.sync/`), pointers (moved by their own rules), the probe's keys, the store's
-/// identity (checked on its own), configuration and replica files, and the bucket's manifests.
+/// identity (checked on its own), configuration and replica files, the catalogs, and the bucket's manifests.
 pub fn synced(key: &str) -> bool {
     if key.split('/').any(|c| c.starts_with('.')) {
+        return false;
+    }
+    // the machine's catalog and the derived one (with SQLite's -wal, -shm and -journal
+    // files): one machine's state, never synced (store.lay-out.machine-catalog)
+    if key.starts_with(MACHINE_CATALOG) || key.starts_with(DERIVED_CATALOG) {
         return false;
     }
     let name = key.rsplit('/').next().unwrap_or(key);

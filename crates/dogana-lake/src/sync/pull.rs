@@ -78,11 +78,7 @@ fn bind_local(
         None => {
             let others = std::fs::read_dir(dir)?
                 .filter_map(Result::ok)
-                .filter(|e| {
-                    let n = e.file_name();
-                    let n = n.to_string_lossy();
-                    !(n.starts_with('.') || n == super::config::STORE_TOML)
-                })
+                .filter(|e| !super::machine_local(&e.file_name().to_string_lossy()))
                 .count();
             if others > 0 {
                 return Err(mismatch(
